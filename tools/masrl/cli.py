@@ -1,0 +1,59 @@
+"""The `masrl` command line: each command is a thin shell over a library function.
+
+Commands live in small ``*_cli`` modules and are imported only when called (click's lazy-group
+pattern), so `masrl validate` does not pay for pandas or matplotlib.
+"""
+
+from __future__ import annotations
+
+import importlib
+from pathlib import Path
+
+import click
+
+from . import __version__
+from .model import Project, find_project
+
+# command name -> (module, attribute, one-line help shown by `masrl --help`)
+LAZY_COMMANDS: dict[str, tuple[str, str, str]] = {
+    "validate": ("masrl.validate_cli", "validate", "Check every entry and exclusion record; exit 1 on any error."),
+    "import": ("masrl.csv_cli", "import_group", "Scaffold corpus files from a CSV or BibTeX file."),
+    "export": ("masrl.csv_cli", "export_group", "Write the corpus as CSV, BibTeX or JSON."),
+    "trace": ("masrl.traces.cli", "trace", "Validate orchestration traces and compute their metrics."),
+}
+
+
+class LazyGroup(click.Group):
+    def list_commands(self, ctx):
+        return sorted({*super().list_commands(ctx), *LAZY_COMMANDS})
+
+    def get_command(self, ctx, name):
+        if name in LAZY_COMMANDS:
+            module_name, attribute, _ = LAZY_COMMANDS[name]
+            return getattr(importlib.import_module(module_name), attribute)
+        return super().get_command(ctx, name)
+
+    def format_commands(self, ctx, formatter):
+        # List help from the table, without importing every command module.
+        rows = [(name, LAZY_COMMANDS[name][2]) for name in sorted(LAZY_COMMANDS)]
+        with formatter.section("Commands"):
+            formatter.write_dl(rows)
+
+
+def project_from(root: str | None) -> Project:
+    return Project(Path(root).resolve()) if root else find_project()
+
+
+root_option = click.option(
+    "--root",
+    type=click.Path(file_okay=False, path_type=str),
+    default=None,
+    envvar="MASRL_ROOT",
+    help="Corpus checkout to work on (default: the nearest folder holding corpus/).",
+)
+
+
+@click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
+@click.version_option(__version__, prog_name="masrl")
+def main() -> None:
+    """masrl: the corpus and toolkit for RL in LLM-based multi-agent systems."""

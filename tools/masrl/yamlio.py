@@ -1,0 +1,187 @@
+"""Safe YAML reading with line numbers, and deterministic YAML writing.
+
+Data files are read with a hardened loader:
+- only plain YAML types (safe loading; a ``!!python/...`` tag is an error, never executed);
+- anchors and aliases are refused, so an alias bomb ("billion laughs") is never expanded;
+- a key repeated in one mapping is an error instead of a silent overwrite;
+- YAML 1.2 booleans: only true/false are booleans, so ``is_rl: yes`` stays the string "yes";
+- dates stay strings ("2026-04-26"), so files round-trip byte for byte.
+Every mapping and list remembers the line of each key or item, for error messages.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+_BaseLoader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+
+class YamlError(Exception):
+    """A file that is not acceptable YAML; carries the 1-based line where known."""
+
+    def __init__(self, message: str, line: int | None = None, hint: str | None = None):
+        super().__init__(message)
+        self.message = message
+        self.line = line
+        self.hint = hint
+
+
+class LineDict(dict):
+    """A dict that knows the line of each of its keys (and its own start line)."""
+
+    line: int = 1
+    key_lines: dict
+
+    def line_of(self, key: str) -> int:
+        return self.key_lines.get(key, self.line)
+
+
+class LineList(list):
+    """A list that knows the line of each of its items (and its own start line)."""
+
+    line: int = 1
+    item_lines: list
+
+    def line_of(self, index: int) -> int:
+        return self.item_lines[index] if 0 <= index < len(self.item_lines) else self.line
+
+
+class _StrictLoader(_BaseLoader):
+    """Safe loader with line tracking; see the module docstring."""
+
+    def compose_node(self, parent, index):  # noqa: D102 - PyYAML hook
+        if self.check_event(yaml.AliasEvent):
+            event = self.peek_event()
+            raise YamlError(
+                f"alias *{event.anchor} is not allowed in masrl data files",
+                event.start_mark.line + 1,
+                "write the value out in full; anchors and aliases are refused so that an alias bomb cannot expand",
+            )
+        node = super().compose_node(parent, index)
+        if getattr(node, "anchor", None):
+            raise YamlError(
+                f"anchor &{node.anchor} is not allowed in masrl data files",
+                node.start_mark.line + 1,
+                "remove the anchor and write values out in full",
+            )
+        return node
+
+    def construct_mapping(self, node, deep=False):
+        if not isinstance(node, yaml.MappingNode):
+            raise YamlError("expected a mapping", node.start_mark.line + 1)
+        result = LineDict()
+        result.line = node.start_mark.line + 1
+        result.key_lines = {}
+        for key_node, value_node in node.value:
+            key = self.construct_object(key_node, deep=True)
+            if not isinstance(key, str | int | float | bool) and key is not None:
+                raise YamlError("mapping keys must be plain strings", key_node.start_mark.line + 1)
+            key = str(key) if not isinstance(key, str) else key
+            if key in result:
+                raise YamlError(
+                    f"key '{key}' appears twice in the same mapping "
+                    f"(first on line {result.key_lines[key]})",
+                    key_node.start_mark.line + 1,
+                    "keep one of the two; YAML would silently drop the first",
+                )
+            result[key] = self.construct_object(value_node, deep=True)
+            result.key_lines[key] = key_node.start_mark.line + 1
+        return result
+
+    def construct_sequence(self, node, deep=False):
+        result = LineList(self.construct_object(child, deep=True) for child in node.value)
+        result.line = node.start_mark.line + 1
+        result.item_lines = [child.start_mark.line + 1 for child in node.value]
+        return result
+
+
+def _undefined(loader, node):
+    raise YamlError(
+        f"the tag {node.tag} is not allowed (only plain YAML values are)",
+        node.start_mark.line + 1,
+        "remove the tag; masrl never constructs objects from YAML",
+    )
+
+
+_StrictLoader.add_constructor("tag:yaml.org,2002:map", _StrictLoader.construct_mapping)
+_StrictLoader.add_constructor("tag:yaml.org,2002:seq", _StrictLoader.construct_sequence)
+_StrictLoader.add_constructor("tag:yaml.org,2002:timestamp", _StrictLoader.construct_yaml_str)
+_StrictLoader.add_constructor(None, _undefined)
+
+# YAML 1.2 booleans only, and no implicit timestamps.
+_StrictLoader.yaml_implicit_resolvers = {
+    first: [
+        (tag, regexp)
+        for tag, regexp in resolvers
+        if tag not in ("tag:yaml.org,2002:bool", "tag:yaml.org,2002:timestamp")
+    ]
+    for first, resolvers in yaml.SafeLoader.yaml_implicit_resolvers.items()
+}
+_StrictLoader.add_implicit_resolver(
+    "tag:yaml.org,2002:bool",
+    re.compile(r"^(?:true|True|TRUE|false|False|FALSE)$"),
+    list("tTfF"),
+)
+
+
+def loads(text: str) -> Any:
+    """Parse one YAML document strictly; raises YamlError with a line number."""
+    try:
+        return yaml.load(text, Loader=_StrictLoader)  # noqa: S506 - _StrictLoader is a safe loader
+    except YamlError:
+        raise
+    except yaml.MarkedYAMLError as exc:
+        mark = exc.problem_mark or exc.context_mark
+        line = mark.line + 1 if mark is not None else None
+        problem = exc.problem or str(exc)
+        if exc.context:
+            problem = f"{exc.context}: {problem}"
+        raise YamlError(f"invalid YAML: {problem}", line, "fix the YAML syntax at this line") from exc
+    except yaml.YAMLError as exc:
+        raise YamlError(f"invalid YAML: {exc}") from exc
+    except RecursionError as exc:
+        raise YamlError("invalid YAML: nesting is too deep") from exc
+
+
+def load_file(path: Path) -> Any:
+    """Read and parse a YAML file; undecodable bytes are a YamlError too."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except UnicodeDecodeError as exc:
+        raise YamlError("the file is not valid UTF-8 text", None, "save the file as UTF-8") from exc
+    return loads(text)
+
+
+class _Dumper(yaml.SafeDumper):
+    """Block style, no aliases, long text folded over lines."""
+
+    def ignore_aliases(self, data):
+        return True
+
+
+def _represent_str(dumper, value: str):
+    style = "|" if "\n" in value else None
+    return dumper.represent_scalar("tag:yaml.org,2002:str", value, style=style)
+
+
+_Dumper.add_representer(str, _represent_str)
+_Dumper.add_representer(LineDict, _Dumper.represent_dict)
+_Dumper.add_representer(LineList, _Dumper.represent_list)
+
+
+def dumps(data: Any, header: str | None = None) -> str:
+    """Serialise in a stable form: insertion order of keys, UTF-8, fixed width."""
+    body = yaml.dump(
+        data,
+        Dumper=_Dumper,
+        sort_keys=False,
+        allow_unicode=True,
+        default_flow_style=False,
+        width=100,
+        indent=2,
+    )
+    return (header + "\n" if header else "") + body
