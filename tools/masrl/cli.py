@@ -33,6 +33,14 @@ class LazyGroup(click.Group):
             return getattr(importlib.import_module(module_name), attribute)
         return super().get_command(ctx, name)
 
+    def invoke(self, ctx):
+        from .taxonomy import TaxonomyError
+
+        try:
+            return super().invoke(ctx)
+        except TaxonomyError as exc:
+            raise click.ClickException(f"taxonomy: {exc}") from exc
+
     def format_commands(self, ctx, formatter):
         # List help from the table, without importing every command module.
         rows = [(name, LAZY_COMMANDS[name][2]) for name in sorted(LAZY_COMMANDS)]

@@ -298,12 +298,12 @@ class CorpusInvalid(Exception):
         self.report = report
 
 
-def load_corpus(project: Project | None = None) -> Corpus:
+def load_corpus(project: Project | None = None, allow_placeholders: bool = False) -> Corpus:
     """Load and validate everything; raise CorpusInvalid when any error is found."""
     from .validate import validate_project  # validate builds on this module
 
     project = project or find_project()
-    report = validate_project(project)
+    report = validate_project(project, allow_placeholders=allow_placeholders)
     if report.errors:
         raise CorpusInvalid(report)
     return report.corpus

@@ -110,7 +110,11 @@ class Rule:
 
 
 def packaged_taxonomy_dir() -> Path:
-    """The taxonomy shipped inside the installed package (used outside a corpus checkout)."""
+    """The taxonomy that comes with masrl: the checkout's taxonomy/ when masrl runs from source,
+    else the copy a wheel installs as masrl/taxonomy_data (pyproject maps one onto the other)."""
+    source_checkout = Path(__file__).resolve().parents[2] / "taxonomy"
+    if (source_checkout / "categories.yaml").is_file():
+        return source_checkout
     return Path(str(resources.files("masrl") / "taxonomy_data"))
 
 

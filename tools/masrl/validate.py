@@ -125,9 +125,11 @@ def did_you_mean(value: str, choices: list[str] | tuple[str, ...], labels: dict[
 class _RecordChecker:
     """Checks one record against field specifications; collects Problems."""
 
-    def __init__(self, record: RawRecord, rel: str, taxonomy: Taxonomy, problems: list[Problem]):
+    def __init__(self, record: RawRecord, rel: str, taxonomy: Taxonomy, problems: list[Problem],
+                 allow_placeholders: bool = False):
         self.record, self.rel, self.taxonomy, self.problems = record, rel, taxonomy, problems
         self.data = record.data
+        self.placeholder_severity = "warning" if allow_placeholders else "error"
 
     def add(self, keys: tuple, message: str, hint: str = "", code: str = "", severity: str = "error"):
         self.problems.append(Problem(self.rel, self.record.line_of(*keys), message, hint, severity, code))
@@ -161,7 +163,8 @@ class _RecordChecker:
     def check_value(self, spec: FieldSpec, value) -> None:
         keys = (spec.name,)
         if value == PLACEHOLDER or (isinstance(value, list) and PLACEHOLDER in value):
-            self.add(keys, f"'{spec.name}' is still the placeholder {PLACEHOLDER}", self._expectation(spec), "placeholder")
+            self.add(keys, f"'{spec.name}' is still the placeholder {PLACEHOLDER}", self._expectation(spec),
+                     "placeholder", self.placeholder_severity)
             return
         if value is None:
             if not spec.nullable and spec.kind != "tags":
@@ -336,7 +339,8 @@ class _RecordChecker:
                 self.add((condition.field,), f"{rule.message} (rule {rule.id}: needs {condition.describe()})", rule.hint, "rule")
 
 
-def _check_file(record: RawRecord, rel: str, taxonomy: Taxonomy, specs, problems: list[Problem]) -> bool:
+def _check_file(record: RawRecord, rel: str, taxonomy: Taxonomy, specs, problems: list[Problem],
+                allow_placeholders: bool = False) -> bool:
     """Check one file; True when it is clean enough to build a record from."""
     if record.error is not None:
         problems.append(Problem(rel, record.error.line or 1, record.error.message, record.error.hint or "", "error", "yaml"))
@@ -348,7 +352,7 @@ def _check_file(record: RawRecord, rel: str, taxonomy: Taxonomy, specs, problems
         problems.append(Problem(rel, 1, "the file must hold one mapping of field: value", "", "error", "type"))
         return False
     before = len([p for p in problems if p.severity == "error"])
-    checker = _RecordChecker(record, rel, taxonomy, problems)
+    checker = _RecordChecker(record, rel, taxonomy, problems, allow_placeholders)
     checker.check_fields(specs)
     if specs is ENTRY_FIELDS:
         checker.check_rules()
@@ -425,8 +429,11 @@ def _similar_titles(titles):
                     yield (a, b) if a[1] < b[1] else (b, a)
 
 
-def validate_project(project: Project) -> Report:
-    """Run every check; the report carries the problems and the records that were clean."""
+def validate_project(project: Project, allow_placeholders: bool = False) -> Report:
+    """Run every check; the report carries the problems and the records that were clean.
+
+    allow_placeholders turns unfilled TODO fields into warnings (for exports of work in progress).
+    """
     taxonomy = project.taxonomy()
     problems: list[Problem] = []
     entries, exclusions, identity_items = [], [], []
@@ -436,7 +443,7 @@ def validate_project(project: Project) -> Report:
     ):
         for record in read_records(paths):
             rel = project.relative(record.path)
-            if _check_file(record, rel, taxonomy, specs, problems):
+            if _check_file(record, rel, taxonomy, specs, problems, allow_placeholders):
                 sink.append(build(record.data, record.path))
             if isinstance(record.data, dict):
                 key = record.data.get(key_field)

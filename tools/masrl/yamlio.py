@@ -185,3 +185,11 @@ def dumps(data: Any, header: str | None = None) -> str:
         indent=2,
     )
     return (header + "\n" if header else "") + body
+
+
+def write_atomic(path: Path, text: str) -> None:
+    """Write through a temporary file and rename, so a crash never leaves half a file."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    temporary = path.with_name(f".{path.name}.tmp")
+    temporary.write_text(text, encoding="utf-8", newline="\n")
+    temporary.replace(path)
