@@ -19,6 +19,8 @@ LAZY_COMMANDS: dict[str, tuple[str, str, str]] = {
     "validate": ("masrl.validate_cli", "validate", "Check every entry and exclusion record; exit 1 on any error."),
     "import": ("masrl.csv_cli", "import_group", "Scaffold corpus files from a CSV or BibTeX file."),
     "export": ("masrl.csv_cli", "export_group", "Write the corpus as CSV, BibTeX or JSON."),
+    "build": ("masrl.build_cli", "build_command", "Regenerate every generated file from the YAML."),
+    "check": ("masrl.build_cli", "check_command", "Fail with a diff when a committed generated file is stale."),
     "trace": ("masrl.traces.cli", "trace", "Validate orchestration traces and compute their metrics."),
 }
 
