@@ -13,7 +13,7 @@ from masrl.model import ENTRY_SCHEMA_LINE, EXCLUSION_SCHEMA_LINE, Project
 REPO_ROOT = Path(__file__).resolve().parents[1]
 
 
-def entry_data(key: str = "alpha2025", **overrides) -> dict:
+def entry_data(key: str = "alpha2025", /, **overrides) -> dict:
     """A valid corpus entry; keyword arguments replace fields (None-valued keys are removed with drop=[...])."""
     data = {
         "key": key,
@@ -46,7 +46,7 @@ def entry_data(key: str = "alpha2025", **overrides) -> dict:
     return data
 
 
-def exclusion_data(record_id: str = "E001", **overrides) -> dict:
+def exclusion_data(record_id: str = "E001", /, **overrides) -> dict:
     data = {
         "record_id": record_id,
         "source": "arxiv",

@@ -255,7 +255,8 @@ class RawRecord:
 
     def line_of(self, *keys: str | int) -> int:
         """Line of a nested key path, falling back to the nearest enclosing line."""
-        node, line = self.data, 1
+        node = self.data
+        line = getattr(node, "line", 1)
         for key in keys:
             if isinstance(node, yamlio.LineDict) and isinstance(key, str) and key in node:
                 line, node = node.line_of(key), node[key]

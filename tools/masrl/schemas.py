@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 
 from . import identifiers as ids
-from .model import ENTRY_FIELDS, EXCLUSION_FIELDS, FieldSpec
+from .model import ENTRY_FIELDS, EXCLUSION_FIELDS, PLACEHOLDER, FieldSpec
 from .taxonomy import Condition, Taxonomy
 from .validate import DATE_PATTERN, EARLIEST_YEAR, KEY_PATTERN, RECORD_ID_PATTERN, VERSION_PATTERN
 
@@ -36,7 +36,7 @@ def _field_schema(spec: FieldSpec, taxonomy: Taxonomy) -> dict:
     elif kind == "record_id":
         schema = {"type": "string", "pattern": RECORD_ID_PATTERN.pattern}
     elif kind == "text":
-        schema = {"type": "string", "minLength": 1, "pattern": r"^[^\n]*\S[^\n]*$"}
+        schema = {"type": "string", "minLength": 1, "pattern": r"^[^\n]*\S[^\n]*$", "not": {"const": PLACEHOLDER}}
     elif kind == "str":
         schema = {"type": "string"}
     elif kind == "int":

@@ -364,12 +364,12 @@ def _duplicate_problems(items: list[tuple[str, RawRecord, str]], problems: list[
 
     items: (relative path, record, its key or record id).
     """
-    by_key: dict[str, list[str]] = defaultdict(list)
+    by_key: dict[str, list[tuple[str, RawRecord]]] = defaultdict(list)
     by_identity: dict[str, list[tuple[str, RawRecord]]] = defaultdict(list)
     titles: list[tuple[str, str, RawRecord]] = []
     for rel, record, key in items:
         data = record.data
-        by_key[key].append(rel)
+        by_key[key].append((rel, record))
         record_identifier = data.get("identifier") if isinstance(data.get("identifier"), str) else None
         idents = data.get("identifiers") if isinstance(data.get("identifiers"), dict) else None
         urls = data.get("urls") if isinstance(data.get("urls"), list) else [data.get("url")]
@@ -377,9 +377,16 @@ def _duplicate_problems(items: list[tuple[str, RawRecord, str]], problems: list[
             by_identity[identity].append((rel, record))
         if isinstance(data.get("title"), str):
             titles.append((ids.normalize_title(data["title"]), rel, record))
-    for key, rels in by_key.items():
-        for rel in rels[1:]:
-            problems.append(Problem(rel, 1, f"key '{key}' is used by {rels[0]} too", "give each record its own key", "error", "duplicate-key"))
+    for key, holders in by_key.items():
+        if len(holders) < 2:
+            continue
+        # The file named after the key owns it; every other holder is reported.
+        owner = next((h for h in holders if h[1].path.stem == key), holders[0])
+        for rel, record in holders:
+            if (rel, record) is not owner and rel != owner[0]:
+                field_name = "key" if "key" in record.data else "record_id"
+                problems.append(Problem(rel, record.line_of(field_name), f"key '{key}' is already used by {owner[0]}",
+                                        "give each record its own key", "error", "duplicate-key"))
     reported: set[tuple[str, str]] = set()
     for identity, holders in sorted(by_identity.items()):
         distinct = list(dict.fromkeys(rel for rel, _ in holders))

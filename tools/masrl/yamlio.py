@@ -53,22 +53,17 @@ class LineList(list):
 class _StrictLoader(_BaseLoader):
     """Safe loader with line tracking; see the module docstring."""
 
-    def compose_node(self, parent, index):  # noqa: D102 - PyYAML hook
-        if self.check_event(yaml.AliasEvent):
-            event = self.peek_event()
+    def construct_object(self, node, deep=False):
+        # The C parser composes the whole node graph itself, so aliases are caught here: an
+        # alias is a node reached a second time. Refusing it means a "billion laughs" document
+        # is never expanded, however it nests.
+        if node in self.constructed_objects or node in self.recursive_objects:
             raise YamlError(
-                f"alias *{event.anchor} is not allowed in masrl data files",
-                event.start_mark.line + 1,
-                "write the value out in full; anchors and aliases are refused so that an alias bomb cannot expand",
-            )
-        node = super().compose_node(parent, index)
-        if getattr(node, "anchor", None):
-            raise YamlError(
-                f"anchor &{node.anchor} is not allowed in masrl data files",
+                "anchors and aliases (&name / *name) are not allowed in masrl data files",
                 node.start_mark.line + 1,
-                "remove the anchor and write values out in full",
+                "write the value out in full; aliases are refused so that an alias bomb cannot expand",
             )
-        return node
+        return super().construct_object(node, deep=deep)
 
     def construct_mapping(self, node, deep=False):
         if not isinstance(node, yaml.MappingNode):

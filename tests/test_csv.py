@@ -1,0 +1,129 @@
+"""CSV import/export in the survey artifact's layout."""
+
+from __future__ import annotations
+
+import csv
+import io
+from pathlib import Path
+
+from click.testing import CliRunner
+
+from conftest import REPO_ROOT
+from masrl.cli import main
+from masrl.csvio import EXCLUSIONS_HEADER, PAPERS_HEADER, PAPERS_HEADER_WITHOUT_SUMMARY, export_csv
+from masrl.model import Project, load_corpus
+
+runner = CliRunner()
+
+
+def export(root: Path, kind: str) -> str:
+    result = runner.invoke(main, ["export", "csv", "--root", str(root), "--kind", kind])
+    assert result.exit_code == 0, result.output
+    return result.output
+
+
+def test_export_has_the_artifact_header_and_every_entry():
+    text = export(REPO_ROOT, "papers")
+    rows = list(csv.DictReader(io.StringIO(text)))
+    assert tuple(csv.reader(io.StringIO(text)).__next__()) == PAPERS_HEADER
+    assert len(rows) == 84
+    magrpo = next(r for r in rows if r["key"] == "magrpo")
+    assert (magrpo["first_author"], magrpo["arxiv_id"], magrpo["reward_type"], magrpo["credit_granularity"],
+            magrpo["orchestration_form"], magrpo["is_core"]) == ("Liu, Shuo", "2508.04652", "shared", "agent", "centralized", "core")
+    latentmas = next(r for r in rows if r["key"] == "latentmas")
+    assert (latentmas["reward_type"], latentmas["credit_granularity"]) == ("NA", "NA")
+    codex = next(r for r in rows if r["key"] == "openai-codex")
+    assert codex["url"] == "https://openai.com/index/introducing-codex/ ; https://openai.com/index/introducing-the-codex-app/"
+
+
+def test_exclusions_export_has_the_artifact_header():
+    text = export(REPO_ROOT, "exclusions")
+    rows = list(csv.DictReader(io.StringIO(text)))
+    assert tuple(next(csv.reader(io.StringIO(text)))) == EXCLUSIONS_HEADER
+    assert len(rows) == 32
+    assert rows[3]["source"] == "company docs" and rows[3]["query_family"] == "multi-agent LLM"
+
+
+def test_export_import_export_is_byte_identical(tmp_path):
+    for kind in ("papers", "exclusions"):
+        first = export(REPO_ROOT, kind)
+        source = tmp_path / f"{kind}.csv"
+        source.write_text(first, encoding="utf-8")
+        result = runner.invoke(main, ["import", "csv", str(source), "--root", str(tmp_path / "copy")])
+        assert result.exit_code == 0, result.output
+    for kind in ("papers", "exclusions"):
+        assert export(tmp_path / "copy", kind) == (tmp_path / f"{kind}.csv").read_text(encoding="utf-8")
+
+
+def test_import_marks_what_the_layout_lacks_as_placeholders(tmp_path):
+    source = tmp_path / "papers.csv"
+    source.write_text(",".join(PAPERS_HEADER_WITHOUT_SUMMARY) + "\n"
+                      "gaia2023,GAIA: a benchmark,\"Mialon, Gr\\'{e}goire\",Meta AI,2023,2311.12983,arXiv,"
+                      "https://arxiv.org/abs/2311.12983,benchmark,no,NA,NA,NA,general,core,yes,\n", encoding="utf-8")
+    result = runner.invoke(main, ["import", "csv", str(source), "--root", str(tmp_path)])
+    assert result.exit_code == 0, result.output
+    text = (tmp_path / "corpus" / "gaia2023.yaml").read_text(encoding="utf-8")
+    assert "- Mialon, Grégoire" in text
+    for line in ("sub_decisions: TODO", "evidence_level: TODO", "evaluation_measures: TODO", "summary: TODO"):
+        assert line in text
+    invalid = runner.invoke(main, ["validate", "--root", str(tmp_path)])
+    assert invalid.exit_code == 1 and "still the placeholder TODO" in invalid.output
+
+
+def test_import_never_overwrites_without_force(tmp_path):
+    source = tmp_path / "papers.csv"
+    original = export(REPO_ROOT, "papers")
+    source.write_text(original, encoding="utf-8")
+    assert runner.invoke(main, ["import", "csv", str(source), "--root", str(tmp_path)]).exit_code == 0
+    target = tmp_path / "corpus" / "magrpo.yaml"
+    hand_edited = target.read_text(encoding="utf-8").replace("Northeastern University", "Hand Edited")
+    target.write_text(hand_edited, encoding="utf-8")
+
+    kept = runner.invoke(main, ["import", "csv", str(source), "--root", str(tmp_path)])
+    assert "kept    corpus/magrpo.yaml (differs in affiliation; --force overwrites)" in kept.output
+    assert target.read_text(encoding="utf-8") == hand_edited
+
+    dry = runner.invoke(main, ["import", "csv", str(source), "--root", str(tmp_path), "--force", "--dry-run"])
+    assert "would update corpus/magrpo.yaml (affiliation)" in dry.output and "dry run" in dry.output
+    assert target.read_text(encoding="utf-8") == hand_edited
+
+    forced = runner.invoke(main, ["import", "csv", str(source), "--root", str(tmp_path), "--force"])
+    assert "updated      corpus/magrpo.yaml" in forced.output
+    assert "Northeastern University" in target.read_text(encoding="utf-8")
+
+
+def test_dry_run_writes_nothing(tmp_path):
+    source = tmp_path / "papers.csv"
+    source.write_text(export(REPO_ROOT, "papers"), encoding="utf-8")
+    result = runner.invoke(main, ["import", "csv", str(source), "--root", str(tmp_path / "new"), "--dry-run"])
+    assert result.exit_code == 0 and "would create corpus/magrpo.yaml" in result.output
+    assert not (tmp_path / "new").exists()
+
+
+def test_bad_header_and_bad_rows_write_nothing(tmp_path):
+    bad_header = tmp_path / "bad.csv"
+    bad_header.write_text("key,title\nx,y\n", encoding="utf-8")
+    result = runner.invoke(main, ["import", "csv", str(bad_header), "--root", str(tmp_path)])
+    assert result.exit_code == 1 and "bad.csv:1: the header matches neither artifact layout" in result.output
+
+    short_row = tmp_path / "short.csv"
+    short_row.write_text(",".join(PAPERS_HEADER) + "\nonly,three,cells\n", encoding="utf-8")
+    result = runner.invoke(main, ["import", "csv", str(short_row), "--root", str(tmp_path)])
+    assert result.exit_code == 1 and "short.csv:2: the row has a different number of columns" in result.output
+
+    bad_year = tmp_path / "year.csv"
+    rows = list(csv.DictReader(io.StringIO(export(REPO_ROOT, "papers"))))[:2]
+    rows[1]["year"] = "twenty"
+    buffer = io.StringIO()
+    writer = csv.DictWriter(buffer, PAPERS_HEADER, lineterminator="\n")
+    writer.writeheader()
+    writer.writerows(rows)
+    bad_year.write_text(buffer.getvalue(), encoding="utf-8")
+    result = runner.invoke(main, ["import", "csv", str(bad_year), "--root", str(tmp_path)])
+    assert result.exit_code == 1 and "year.csv:3:" in result.output and "nothing was written" in result.output
+    assert not (tmp_path / "corpus").exists()
+
+
+def test_library_export_matches_cli():
+    corpus = load_corpus(Project(REPO_ROOT))
+    assert export_csv(corpus, "papers") == export(REPO_ROOT, "papers")

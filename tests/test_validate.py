@@ -1,0 +1,269 @@
+"""`masrl validate`: every rule has a small fixture that breaks it, named by file and line."""
+
+from __future__ import annotations
+
+import json
+import re
+import string
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from conftest import REPO_ROOT, entry_data, exclusion_data, write_entry, write_exclusion
+from masrl.cli import main
+from masrl.model import Project
+from masrl.validate import validate_project
+
+
+def problems_for(project: Project) -> list[str]:
+    return [p.as_text() for p in validate_project(project).problems]
+
+
+def only_error(project: Project) -> str:
+    report = validate_project(project)
+    assert len(report.errors) == 1, [p.as_text() for p in report.problems]
+    return report.errors[0].as_text()
+
+
+def test_real_corpus_validates():
+    report = validate_project(Project(REPO_ROOT))
+    assert report.errors == [], report.render()
+    assert report.summary_line() == "ok: 84 entries, 32 exclusions, 116 audited records"
+
+
+def test_cli_reports_summary_and_exit_code(mini_project):
+    result = CliRunner().invoke(main, ["validate", "--root", str(mini_project.root)])
+    assert result.exit_code == 0, result.output
+    assert result.output.strip() == "ok: 3 entries, 1 exclusions, 4 audited records"
+
+
+def test_mini_project_is_clean(mini_project):
+    assert problems_for(mini_project) == []
+
+
+# -- YAML-level problems ----------------------------------------------------------------------
+
+
+def write_raw(project: Project, name: str, text: str, folder: str = "corpus") -> Path:
+    path = project.root / folder / name
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def test_yaml_syntax_error_names_line(mini_project):
+    write_raw(mini_project, "broken.yaml", "key: broken\ntitle: [unclosed\nyear: 2025\n")
+    message = only_error(mini_project)
+    assert message.startswith("corpus/broken.yaml:3: error: invalid YAML")
+
+
+def test_python_object_tag_is_rejected_not_executed(mini_project, tmp_path):
+    marker = tmp_path / "executed"
+    write_raw(mini_project, "evil.yaml", f"key: evil\ntitle: !!python/object/apply:os.system ['touch {marker}']\n")
+    message = only_error(mini_project)
+    assert "corpus/evil.yaml:2:" in message and "not allowed" in message
+    assert not marker.exists()
+
+
+def test_alias_bomb_is_rejected_not_expanded(mini_project):
+    bomb = "a: &a [x, x, x, x, x, x, x, x, x]\n" + "".join(
+        f"{chr(98 + i)}: &{chr(98 + i)} [*{chr(97 + i)}, *{chr(97 + i)}, *{chr(97 + i)}, *{chr(97 + i)}]\n" for i in range(8)
+    )
+    write_raw(mini_project, "bomb.yaml", bomb)
+    message = only_error(mini_project)
+    assert message.startswith("corpus/bomb.yaml:1: error: anchors and aliases (&name / *name) are not allowed")
+
+
+def test_repeated_key_in_one_file(mini_project):
+    data = entry_data("alpha2025")
+    path = write_entry(mini_project.root, data)
+    path.write_text(path.read_text() + "year: 2024\n")
+    message = only_error(mini_project)
+    assert re.match(r"corpus/alpha2025\.yaml:\d+: error: key 'year' appears twice", message)
+
+
+def test_empty_and_non_utf8_files(mini_project):
+    write_raw(mini_project, "empty.yaml", "")
+    (mini_project.corpus_dir / "latin1.yaml").write_bytes("title: caf\xe9\n".encode("latin-1"))
+    texts = problems_for(mini_project)
+    assert any(t.startswith("corpus/empty.yaml:1: error: the file is empty") for t in texts)
+    assert any(t.startswith("corpus/latin1.yaml:1: error: the file is not valid UTF-8") for t in texts)
+
+
+def test_yes_no_stay_strings(mini_project):
+    path = mini_project.corpus_dir / "alpha2025.yaml"
+    path.write_text(path.read_text().replace("is_rl: 'yes'", "is_rl: yes"))
+    assert problems_for(mini_project) == []
+
+
+# -- field problems ---------------------------------------------------------------------------
+
+
+def line_of(path: Path, prefix: str) -> int:
+    """The last line starting with prefix (a repeated list item is reported where it repeats)."""
+    return max(i for i, line in enumerate(path.read_text().splitlines(), 1) if line.startswith(prefix))
+
+
+@pytest.mark.parametrize(
+    ("overrides", "field_prefix", "expected"),
+    [
+        ({"category": "rl-method"}, "category:", "unknown category 'rl-method' in 'category'. Did you mean 'rl_method'?"),
+        ({"topology": "Hierarchical"}, "topology:", "Did you mean 'hierarchical'?"),
+        ({"reward_types": ["sahred"]}, "- sahred", "Did you mean 'shared'?"),
+        ({"credit_units": ["NA"]}, "- NA", "uses 'NA' for not applicable"),
+        ({"topology": "NA"}, "topology:", "uses 'NA' for not applicable"),
+        ({"reward_types": "shared"}, "reward_types:", "must be a list"),
+        ({"year": "2025"}, "year:", "'year' must be a whole number"),
+        ({"year": 1812}, "year:", "year 1812 is not plausible"),
+        ({"year": 2020, "identifiers": {"arxiv": "2508.04652", "doi": None, "openreview": None}}, "year:", "before the first arXiv version"),
+        ({"identifiers": {"arxiv": "arXiv:2508.04652", "doi": None, "openreview": None}}, "  arxiv:", "not a well-formed arxiv identifier"),
+        ({"identifiers": {"arxiv": "2513.04652", "doi": None, "openreview": None}}, "  arxiv:", "not a well-formed arxiv identifier"),
+        ({"identifiers": {"arxiv": None, "doi": "https://doi.org/10.1/x", "openreview": None}}, "  doi:", "not a well-formed doi"),
+        ({"identifiers": {"arxiv": None, "doi": None, "openreview": "bad id!"}}, "  openreview:", "not a well-formed openreview"),
+        ({"identifiers": {"arxiv": None, "isbn": "123"}}, "  isbn:", "unknown identifier kind 'isbn'"),
+        ({"urls": ["javascript:alert(1)"]}, "- javascript:", "only http and https links are allowed"),
+        ({"urls": ["https://a.org/x ; https://b.org/y"]}, "- https://a.org/x", "contains white space"),
+        ({"urls": []}, "urls:", "must be a non-empty list of links"),
+        ({"summary": "TODO"}, "summary:", "still the placeholder TODO"),
+        ({"sub_decisions": "TODO"}, "sub_decisions:", "still the placeholder TODO"),
+        ({"summary": "first line\nsecond line"}, "summary:", "must be a single line"),
+        ({"authors": ["Doe, Jane", "others"]}, "- others", "'others' is not an author"),
+        ({"authors_complete": "yes"}, "authors_complete:", "must be true or false"),
+        ({"key": "Alpha_2025"}, "key:", "may hold only lower-case letters"),
+        ({"titel": "typo"}, "titel:", "unknown field 'titel'. Did you mean 'title'?"),
+        ({"reward_types": ["shared", "shared"]}, "- shared", "listed twice"),
+    ],
+)
+def test_field_rule(mini_project, overrides, field_prefix, expected):
+    path = write_entry(mini_project.root, entry_data("alpha2025", **overrides), name="alpha2025")
+    texts = [t for t in problems_for(mini_project) if "error" in t.split("\n")[0]]
+    line = line_of(path, field_prefix)
+    assert any(t.startswith(f"corpus/alpha2025.yaml:{line}: error:") and expected in t for t in texts), texts
+
+
+def test_missing_required_field_gives_allowed_values(mini_project):
+    write_entry(mini_project.root, entry_data("alpha2025", drop=["topology"]))
+    message = only_error(mini_project)
+    assert message.startswith("corpus/alpha2025.yaml:2: error: missing required field 'topology'")
+    assert "centralized, planner_executor_critic" in message
+
+
+def test_file_name_must_equal_key(mini_project):
+    write_entry(mini_project.root, entry_data("delta2025", title="Delta Paper"), name="other-name")
+    message = only_error(mini_project)
+    assert message.startswith("corpus/other-name.yaml:2: error: key 'delta2025' differs from the file name")
+
+
+def test_duplicate_keys_across_files(mini_project):
+    write_entry(mini_project.root, entry_data("alpha2025", title="A Completely Different Study"), name="alpha2025-copy")
+    texts = problems_for(mini_project)
+    assert any(t.startswith("corpus/alpha2025-copy.yaml:2: error: key 'alpha2025' is already used by corpus/alpha2025.yaml") for t in texts)
+
+
+def test_same_paper_retained_and_excluded_by_identifier(mini_project):
+    write_entry(mini_project.root, entry_data("alpha2025", identifiers={"arxiv": "2301.00001", "doi": None, "openreview": None}))
+    texts = problems_for(mini_project)
+    assert any("the same paper (arxiv:2301.00001) is already recorded in corpus/alpha2025.yaml" in t
+               and t.startswith("exclusions/E001.yaml:") for t in texts), texts
+
+
+def test_same_paper_by_near_identical_title(mini_project):
+    write_entry(mini_project.root, entry_data("alpha-copy", title="Alpha team training for alpha2025!"))
+    texts = problems_for(mini_project)
+    assert any(t.startswith("corpus/alpha2025.yaml:3: error: title is near-identical to the one in corpus/alpha-copy.yaml") for t in texts), texts
+
+
+def test_distinct_titles_are_not_flagged(mini_project):
+    write_entry(mini_project.root, entry_data("alpha2026", title="Alpha Team Training for Web Agents", year=2026))
+    assert problems_for(mini_project) == []
+
+
+@pytest.mark.parametrize(
+    ("overrides", "rule"),
+    [
+        ({"credit_mechanism": None}, "credit-unit-needs-strength"),
+        ({"credit_units": [], "credit_mechanism": "explicit"}, "credit-strength-needs-unit"),
+        ({"evaluation_measures": ["outcome"]}, "measures-only-for-benchmarks"),
+        ({"survey_role": "case"}, "case-role-is-industrial"),
+        ({"category": "survey"}, "surveys-carry-no-mechanism-tags"),
+        ({"evidence_level": "documentation_blog"}, "blog-evidence-is-industrial"),
+    ],
+)
+def test_tag_combination_rules(mini_project, overrides, rule):
+    write_entry(mini_project.root, entry_data("alpha2025", **overrides))
+    texts = problems_for(mini_project)
+    assert any(f"(rule {rule}:" in t and t.startswith("corpus/alpha2025.yaml:") for t in texts), texts
+
+
+@pytest.mark.parametrize(
+    ("overrides", "expected"),
+    [
+        ({"record_id": "X1"}, "must be E followed by at least three digits"),
+        ({"source": "arXiv"}, "Did you mean 'arxiv'?"),
+        ({"identifier": "arxiv 2301.1"}, "is neither a prefixed identifier"),
+        ({"identifier": "arXiv:23.1"}, "is not a well-formed arXiv identifier"),
+        ({"date_screened": "26/04/2026"}, "must be a date YYYY-MM-DD"),
+        ({"date_screened": "2026-02-30"}, "is not a calendar date"),
+        ({"reason_code": "nope"}, "unknown exclusion reason 'nope'"),
+        ({"url": "ftp://example.org/x"}, "only http and https"),
+    ],
+)
+def test_exclusion_rules(mini_project, overrides, expected):
+    write_exclusion(mini_project.root, exclusion_data("E001", **overrides), name="E001")
+    texts = problems_for(mini_project)
+    assert any(t.startswith("exclusions/E001.yaml:") and expected in t for t in texts), texts
+
+
+# -- output formats ---------------------------------------------------------------------------
+
+
+def test_github_and_json_formats(mini_project):
+    write_entry(mini_project.root, entry_data("alpha2025", category="rl-method"))
+    runner = CliRunner()
+    github = runner.invoke(main, ["validate", "--root", str(mini_project.root), "--format", "github"])
+    assert github.exit_code == 1
+    assert re.search(r"^::error file=corpus/alpha2025\.yaml,line=\d+,title=masrl validate unknown-value::unknown category", github.output, re.M)
+    as_json = runner.invoke(main, ["validate", "--root", str(mini_project.root), "--format", "json"])
+    payload = json.loads(as_json.output)
+    assert payload["ok"] is False and payload["problems"][0]["code"] == "unknown-value"
+
+
+def test_text_format_exit_code_and_summary(mini_project):
+    write_entry(mini_project.root, entry_data("alpha2025", category="rl-method"))
+    result = CliRunner().invoke(main, ["validate", "--root", str(mini_project.root)])
+    assert result.exit_code == 1
+    assert result.output.strip().splitlines()[-1].startswith("invalid: 1 error(s)")
+
+
+def test_no_data_is_an_error(tmp_path):
+    result = CliRunner().invoke(main, ["validate", "--root", str(tmp_path)])
+    assert result.exit_code == 1 and "no corpus/ or exclusions/ YAML files" in result.output
+
+
+# -- malformed input never crashes ------------------------------------------------------------
+
+VALID_TEXT = (REPO_ROOT / "corpus" / "magrpo.yaml").read_text()
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(st.data())
+def test_malformed_yaml_always_reported(mini_project, data):
+    choice = data.draw(st.integers(0, 2))
+    if choice == 0:
+        text = data.draw(st.text(alphabet=string.printable + "\u00e9&*!|>{}[]", max_size=300))
+    elif choice == 1:
+        cut = data.draw(st.integers(0, len(VALID_TEXT)))
+        insert = data.draw(st.text(alphabet=":-[]{}&*!|>'\"\t #\n", max_size=5))
+        text = VALID_TEXT[:cut] + insert + VALID_TEXT[cut:]
+    else:
+        lines = VALID_TEXT.splitlines(keepends=True)
+        drop = data.draw(st.integers(0, len(lines) - 1))
+        text = "".join(lines[:drop] + lines[drop + 1 :])
+    path = mini_project.corpus_dir / "fuzz.yaml"
+    path.write_text(text, encoding="utf-8")
+    report = validate_project(mini_project)  # must not raise
+    for problem in report.problems:
+        assert problem.line >= 1 and problem.path and problem.message
+    path.unlink()
