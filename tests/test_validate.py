@@ -267,3 +267,29 @@ def test_malformed_yaml_always_reported(mini_project, data):
     for problem in report.problems:
         assert problem.line >= 1 and problem.path and problem.message
     path.unlink()
+
+
+@pytest.mark.parametrize(
+    ("name", "text", "expected"),
+    [
+        ("syntax.yaml", "key: syntax\ntitle: 'unclosed\n", "corpus/syntax.yaml:"),
+        ("object.yaml", "key: object\ntitle: !!python/name:os.system\n", "corpus/object.yaml:2: error: the tag"),
+        ("laughs.yaml", "a: &a [1, 1]\nb: [*a, *a]\n", "corpus/laughs.yaml:1: error: anchors and aliases"),
+    ],
+)
+def test_bad_files_dropped_into_a_copy_of_the_repo(repo_copy, name, text, expected):
+    (repo_copy.corpus_dir / name).write_text(text, encoding="utf-8")
+    result = CliRunner().invoke(main, ["validate", "--root", str(repo_copy.root)])
+    assert result.exit_code == 1
+    assert expected in result.output
+    assert "84 entries, 32 exclusions" in result.output.splitlines()[-1]
+
+
+def test_a_retained_paper_cannot_also_be_excluded(repo_copy):
+    magrpo = (repo_copy.corpus_dir / "magrpo.yaml").read_text(encoding="utf-8")
+    write_exclusion(repo_copy.root, exclusion_data("E099", identifier="arXiv:2508.04652v2",
+                                                   url="https://arxiv.org/abs/2508.04652", title="Something else"))
+    result = CliRunner().invoke(main, ["validate", "--root", str(repo_copy.root)])
+    assert result.exit_code == 1
+    assert "exclusions/E099.yaml:6: error: the same paper (arxiv:2508.04652) is already recorded in corpus/magrpo.yaml" in result.output
+    assert magrpo == (repo_copy.corpus_dir / "magrpo.yaml").read_text(encoding="utf-8")
