@@ -55,7 +55,11 @@ def check_url(url: str) -> str | None:
         return "is empty"
     if url != url.strip() or any(c.isspace() for c in url):
         return "contains white space"
-    parsed = urlparse(url)
+    try:
+        parsed = urlparse(url)
+        parsed.hostname  # noqa: B018 - raises on a malformed IPv6 host
+    except ValueError as exc:
+        return f"cannot be parsed ({exc})"
     if parsed.scheme.lower() not in ("http", "https"):
         return f"uses the scheme '{parsed.scheme or '(none)'}'; only http and https links are allowed"
     if "." not in (parsed.hostname or ""):
