@@ -38,7 +38,11 @@ def _generators() -> list[Generator]:
 
 
 # (module, function) pairs contributing generated files; each takes a Corpus.
-GENERATOR_HOOKS: list[tuple[str, str]] = []
+GENERATOR_HOOKS: list[tuple[str, str]] = [
+    ("masrl.snapshot", "snapshot_files"),  # STATS.md
+    ("masrl.plots", "figure_files"),  # figures/*.svg, figures/*.png
+    ("masrl.readme_list", "readme_files"),  # the paper list inside README.md
+]
 
 
 def generate_all(corpus: Corpus) -> Generated:

@@ -22,6 +22,13 @@ LAZY_COMMANDS: dict[str, tuple[str, str, str]] = {
     "build": ("masrl.build_cli", "build_command", "Regenerate every generated file from the YAML."),
     "check": ("masrl.build_cli", "check_command", "Fail with a diff when a committed generated file is stale."),
     "trace": ("masrl.traces.cli", "trace", "Validate orchestration traces and compute their metrics."),
+    "add": ("masrl.contrib_cli", "add_command", "Scaffold an entry (or exclusion) from an arXiv id or URL."),
+    "verify-metadata": ("masrl.contrib_cli", "verify_metadata_command", "Compare titles, years and first authors with arXiv."),
+    "stats": ("masrl.stats_cli", "stats_command", "Print corpus statistics as Markdown, JSON or CSV."),
+    "gaps": ("masrl.gaps_cli", "gaps_command", "Show empty and sparse cells and uncovered values."),
+    "claims": ("masrl.claims_cli", "claims_command", "Check the claim ledger; exit 1 when a claim fails."),
+    "plots": ("masrl.plots_cli", "plots_command", "Render the figures to figures/*.svg and *.png."),
+    "site": ("masrl.site_cli", "site_group", "Build or preview the awesome-list site."),
 }
 
 

@@ -82,3 +82,83 @@ def export_csv_command(root: str | None, kind: str, output: Path | None) -> None
         click.echo(f"wrote {output}", err=True)
     else:
         click.echo(text, nl=False)
+
+
+@import_group.command("bib")
+@click.argument("bib_file", type=click.Path(exists=True, dir_okay=False, path_type=Path))
+@root_option
+@click.option("--force", is_flag=True, help="Update the bibliographic fields of existing files that differ (tags are kept).")
+@click.option("--dry-run", is_flag=True, help="Show what would be written, write nothing.")
+def import_bib(bib_file: Path, root: str | None, force: bool, dry_run: bool) -> None:
+    """Scaffold corpus entries from a BibTeX file (tags left as TODO; known papers skipped)."""
+    from .bibtex import BibtexError, plan_bib_import
+    from .csvio import apply_plan
+
+    project = project_from(root)
+    try:
+        plan = plan_bib_import(bib_file, project, force=force)
+    except BibtexError as exc:
+        _fail("\n".join(exc.problems) + "\nnothing was written")
+    for bib_key, why in plan.skipped:
+        click.echo(f"skipped {bib_key}: {why}")
+    for planned in plan.files:
+        if planned.status == "unchanged":
+            continue
+        rel = project.relative(planned.path)
+        if planned.status == "exists":
+            click.echo(f"kept    {rel} (differs in {', '.join(planned.changed_fields)}; --force updates)")
+        else:
+            verb = {"create": "would create" if dry_run else "created", "update": "would update" if dry_run else "updated"}
+            extra = f" ({', '.join(planned.changed_fields)})" if planned.changed_fields else ""
+            click.echo(f"{verb[planned.status]:<12} {rel}{extra}")
+    if not dry_run:
+        apply_plan(plan)
+    click.echo(
+        f"bib: {plan.count('create')} new, {plan.count('update')} updated, {plan.count('unchanged')} unchanged, "
+        f"{plan.count('exists')} kept, {len(plan.skipped)} skipped as already recorded"
+        + (" (dry run: nothing written)" if dry_run else "")
+    )
+    if not dry_run and plan.count("create") + plan.count("update"):
+        click.echo("next: fill the TODO placeholders, then run `masrl validate`")
+
+
+def _write_or_print(text: str, output: Path | None) -> None:
+    if output:
+        from .yamlio import write_atomic
+
+        write_atomic(output, text)
+        click.echo(f"wrote {output}", err=True)
+    else:
+        click.echo(text, nl=False)
+
+
+def _load_for_export(root: str | None, allow_placeholders: bool):
+    from .model import CorpusInvalid, load_corpus
+
+    try:
+        return load_corpus(project_from(root), allow_placeholders=allow_placeholders)
+    except CorpusInvalid as exc:
+        _fail(exc.report.render("text"))
+
+
+@export_group.command("bib")
+@root_option
+@click.option("-o", "--output", type=click.Path(dir_okay=False, path_type=Path), default=None,
+              help="File to write (default: standard output).")
+def export_bib_command(root: str | None, output: Path | None) -> None:
+    """Export every entry as BibTeX, keyed and sorted by corpus key (untagged entries too)."""
+    from .bibtex import export_bibtex
+
+    _write_or_print(export_bibtex(_load_for_export(root, allow_placeholders=True).entries), output)
+
+
+@export_group.command("json")
+@root_option
+@click.option("-o", "--output", type=click.Path(dir_okay=False, path_type=Path), default=None,
+              help="File to write (default: standard output).")
+def export_json_command(root: str | None, output: Path | None) -> None:
+    """Export entries, exclusions and the taxonomy as one deterministic JSON document."""
+    from .bibtex import export_json
+
+    # Strict: the site must never show a TODO.
+    _write_or_print(export_json(_load_for_export(root, allow_placeholders=False)), output)

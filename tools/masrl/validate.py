@@ -335,6 +335,9 @@ class _RecordChecker:
 
     def check_rules(self) -> None:
         for rule in self.taxonomy.rules:
+            # A rule cannot be judged while a field it reads is still TODO (reported above).
+            if any(self.data.get(c.field) == PLACEHOLDER for c in (*rule.when, *rule.then)):
+                continue
             for condition in rule.violated_by(self.data):
                 self.add((condition.field,), f"{rule.message} (rule {rule.id}: needs {condition.describe()})", rule.hint, "rule")
 

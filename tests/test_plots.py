@@ -1,0 +1,102 @@
+"""Figures: every listed figure in SVG and PNG, byte-for-byte deterministic, empty cells marked."""
+
+from __future__ import annotations
+
+import xml.etree.ElementTree as ElementTree
+
+import pytest
+from click.testing import CliRunner
+
+from conftest import REPO_ROOT
+from masrl import plots
+from masrl.cli import main
+from masrl.model import Project, load_corpus
+from masrl.plots import DRAWERS, FIGURES, render_figures, screening_flow_data
+from masrl.stats import crosstab
+
+PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
+
+
+@pytest.fixture(scope="module")
+def real_corpus():
+    return load_corpus(Project(REPO_ROOT))
+
+
+@pytest.fixture(scope="module")
+def rendered(real_corpus):
+    """All figures rendered twice (figures are slow: once per module)."""
+    return render_figures(real_corpus), render_figures(real_corpus)
+
+
+def test_figures_list_is_fixed_and_complete():
+    names = [name for name, _, _ in FIGURES]
+    assert names == list(DRAWERS)
+    assert len(set(names)) == len(names)
+    assert all(title and caption.endswith(".") for _, title, caption in FIGURES)
+
+
+def test_every_figure_in_both_formats(rendered):
+    files, _ = rendered
+    expected = {f"figures/{name}.{fmt}" for name, _, _ in FIGURES for fmt in ("svg", "png")}
+    assert set(files) == expected
+    for path, content in files.items():
+        if path.endswith(".png"):
+            assert content.startswith(PNG_SIGNATURE), path
+        else:
+            ElementTree.fromstring(content)  # well-formed XML
+
+
+def test_rendering_is_deterministic(rendered):
+    first, second = rendered
+    different = [path for path in first if first[path] != second[path]]
+    assert not different
+
+
+def test_files_carry_no_date_or_software_stamp(rendered):
+    files, _ = rendered
+    for path, content in files.items():
+        if path.endswith(".svg"):
+            assert b"<dc:date>" not in content and b"Matplotlib v" not in content, path
+        else:
+            assert b"Software" not in content and b"matplotlib" not in content.lower(), path
+
+
+def test_heatmaps_mark_every_empty_cell(mini_project):
+    corpus = load_corpus(mini_project)
+    with plots._style():
+        figure = plots._draw_heatmap(corpus, "reward_types", "credit_units")
+    table = crosstab(corpus, "reward_types", "credit_units")
+    ax = figure.axes[0]
+    hatched = [p for p in ax.patches if p.get_hatch() == "///"]
+    dots = [t for t in ax.texts if t.get_text() == "·"]
+    empty = int((table.to_numpy() == 0).sum())
+    assert len(hatched) == len(dots) == empty
+    outlined = [p for p in ax.patches if not p.get_hatch()]
+    assert len(outlined) == 2  # two sparse cells of one entry each
+
+
+def test_screening_flow_numbers(real_corpus):
+    data = screening_flow_data(real_corpus)
+    assert data["audited"] == 116 and data["retained"] == 84
+    assert [(s["stage"], s["excluded"], s["remaining"]) for s in data["stages"]] == [
+        ("abstract_screen", 16, 100), ("full_text_screen", 9, 91), ("artifact_screen", 6, 85), ("duplicate_screen", 1, 84),
+    ]
+    assert sum(data["categories"].values()) == 84
+    assert sum(sum(s["reasons"].values()) for s in data["stages"]) == 32
+
+
+def test_unknown_figure_name_is_refused(mini_project):
+    with pytest.raises(ValueError, match="unknown figure"):
+        render_figures(load_corpus(mini_project), ["pie-chart"])
+
+
+def test_cli_renders_selected_figures_and_skips_unchanged(mini_project):
+    runner = CliRunner()
+    args = ["plots", "--root", str(mini_project.root), "--only", "entries-per-year", "--format", "svg"]
+    result = runner.invoke(main, args)
+    assert result.exit_code == 0, result.output
+    assert (mini_project.root / "figures" / "entries-per-year.svg").is_file()
+    assert not (mini_project.root / "figures" / "entries-per-year.png").exists()
+    assert "1 changed" in result.output
+    again = runner.invoke(main, args)
+    assert again.exit_code == 0 and "0 changed" in again.output

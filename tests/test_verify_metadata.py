@@ -1,0 +1,253 @@
+"""`masrl verify-metadata` against a local stand-in for the arXiv API (no internet)."""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import shutil
+from xml.sax.saxutils import escape
+
+import pytest
+from click.testing import CliRunner
+from werkzeug import Request, Response
+
+from conftest import REPO_ROOT, entry_data, write_entry
+from fixtures.arxiv.fake_arxiv import API_PATH, FEED_TEMPLATE, FakeArxiv
+from masrl import identifiers as ids
+from masrl import yamlio
+from masrl.arxiv_client import ArxivServerError, ArxivSettings, PaperMetadata
+from masrl.cli import main
+from masrl.model import Project, load_corpus, read_records
+from masrl.verify_metadata import (
+    MetadataCache,
+    comparable_title,
+    compare_entry,
+    entries_with_arxiv_ids,
+    verify_metadata,
+)
+
+runner = CliRunner()
+
+
+@pytest.fixture
+def fake(httpserver):
+    server = FakeArxiv(httpserver)
+    yield server
+    server.settle()
+
+
+def settings_for(fake: FakeArxiv, **overrides) -> ArxivSettings:
+    values = dict(api_url=fake.url, timeout=2.0, retries=0, backoff=0.0, delay=0.0)
+    values.update(overrides)
+    return ArxivSettings(**values)
+
+
+@pytest.fixture
+def project(tmp_path) -> Project:
+    """Five entries with arXiv ids (one right, three wrong, one unknown to arXiv) and one without."""
+    shutil.copytree(REPO_ROOT / "taxonomy", tmp_path / "taxonomy")
+    arxiv = lambda i: {"arxiv": i, "doi": None, "openreview": None}  # noqa: E731
+    write_entry(tmp_path, entry_data(
+        "collab", title="{LLM} collaboration with   multi-agent reinforcement learning", year=2025,
+        authors=["Liu, Shuo", "Amato, Christopher"], identifiers=arxiv("2508.04652"), latest_version="v7"))
+    write_entry(tmp_path, entry_data(
+        "route", title="Credit-Aware Message Routing for Agent Teams", year=2025,
+        authors=["Marchand, Elodie"], identifiers=arxiv("2509.99901"), latest_version="v2"))
+    write_entry(tmp_path, entry_data(
+        "ask", title="Learning When to Ask: Deliberation Budgets for Teams of Language Agents", year=2024,
+        authors=["Iyer, Rahul", "Tanaka, Mei"], identifiers=arxiv("2510.99902")))
+    write_entry(tmp_path, entry_data("gone", title="A Withdrawn Paper", identifiers=arxiv("2512.99999")))
+    write_entry(tmp_path, entry_data("offline", title="A Paper Outside arXiv"))
+    return Project(tmp_path)
+
+
+def cache_in(tmp_path, days: float = 30, now: dt.datetime | None = None) -> MetadataCache:
+    return MetadataCache(tmp_path / "cache", dt.timedelta(days=days), now)
+
+
+def test_each_real_difference_is_reported_with_the_yaml_to_write(project, fake, tmp_path):
+    fake.answer_papers()
+    report = verify_metadata(project, settings_for(fake), cache_in(tmp_path))
+
+    assert (report.checked, report.skipped, report.fetched, report.from_cache) == (4, ["offline"], 3, 0)
+    found = {(m.key, m.kind): m for m in report.mismatches}
+    assert sorted(found) == [("ask", "first_author"), ("ask", "year"), ("gone", "unknown_id"), ("route", "title")]
+
+    title = found["route", "title"]
+    assert (title.rel, title.line) == ("corpus/route.yaml", 3)
+    assert title.fix == "title: 'ShapleyRoute: Credit-Aware Message Routing for LLM Agent Teams'"
+    assert yamlio.loads(title.fix) == {"title": "ShapleyRoute: Credit-Aware Message Routing for LLM Agent Teams"}
+    assert title.arxiv_value.endswith("(v3)")
+    assert found["ask", "year"].fix == "year: 2025"
+    assert found["ask", "first_author"].fix == "- Tanaka, Mei"
+    assert found["ask", "first_author"].line == 5  # the first item of authors
+    # Case, white space, LaTeX braces and accents are not differences.
+    assert not [m for m in report.mismatches if m.key == "collab"]
+    assert not [m for m in report.mismatches if m.key == "route" and m.kind == "first_author"]
+    assert [n.message for n in report.notes] == [
+        "arXiv now has v3 of 2509.99901 (updated 2026-02-02); the entry records v2"]
+
+    text = report.render()
+    assert "corpus/route.yaml:3: title differs from arXiv (2509.99901)" in text
+    assert "    fix:    title: 'ShapleyRoute: Credit-Aware Message Routing for LLM Agent Teams'" in text
+    assert text.splitlines()[-1] == (
+        "verify-metadata: 4 mismatch(es); 4 entries checked against arXiv (0 from the cache, 3 fetched), "
+        "1 without an arXiv id skipped")
+
+
+def test_ids_are_asked_in_batches(project, fake, tmp_path):
+    fake.answer_papers()
+    verify_metadata(project, settings_for(fake, batch_size=2), cache_in(tmp_path))
+    first_pages = [r for r in fake.requests() if r.args["start"] == "0"]
+    assert [r.args["id_list"].split(",") for r in first_pages] == [
+        ["2508.04652", "2509.99901"], ["2510.99902", "2512.99999"]]
+    assert {r.args["max_results"] for r in first_pages} == {"2"}
+
+
+def test_a_second_run_reads_the_cache_until_it_expires(project, fake, tmp_path):
+    fake.answer_papers()
+    verify_metadata(project, settings_for(fake), cache_in(tmp_path))
+    stored = json.loads((tmp_path / "cache" / "2509.99901.json").read_text(encoding="utf-8"))
+    assert set(stored) == {"fetched_at", "metadata"}
+    assert stored["metadata"]["title"].startswith("ShapleyRoute") and "abstract" not in stored["metadata"]
+
+    asked = len(fake.requests())
+    again = verify_metadata(project, settings_for(fake), cache_in(tmp_path))
+    assert (again.from_cache, again.fetched) == (3, 0)
+    assert [r.args["id_list"] for r in fake.requests()[asked:]] == ["2512.99999"]  # only the unknown id
+
+    later = dt.datetime.now(dt.timezone.utc) + dt.timedelta(days=8)
+    expired = verify_metadata(project, settings_for(fake), cache_in(tmp_path, days=7, now=later))
+    assert (expired.from_cache, expired.fetched) == (0, 3)
+    refreshed = verify_metadata(project, settings_for(fake), cache_in(tmp_path), refresh=True)
+    assert (refreshed.from_cache, refreshed.fetched) == (0, 3)
+
+
+def test_an_unreadable_cache_file_is_fetched_again(project, fake, tmp_path):
+    fake.answer_papers()
+    cache = cache_in(tmp_path)
+    cache.directory.mkdir(parents=True)
+    cache.path_for("2508.04652").write_text("{not json", encoding="utf-8")
+    report = verify_metadata(project, settings_for(fake), cache)
+    assert report.fetched == 3
+
+
+def test_old_style_ids_get_a_flat_cache_file(tmp_path):
+    assert cache_in(tmp_path).path_for("hep-th/9901001").name == "hep-th_9901001.json"
+
+
+def test_arxiv_failures_surface_as_one_error(project, fake, tmp_path):
+    fake.then_status(500).then_status(500)
+    with pytest.raises(ArxivServerError, match=r"HTTP 500\); gave up after 2 attempts"):
+        verify_metadata(project, settings_for(fake, retries=1), cache_in(tmp_path), sleep=lambda s: None)
+
+
+@pytest.mark.parametrize(
+    ("ours", "theirs", "same"),
+    [
+        ("{LLM} Collaboration  With Multi-Agent RL", "LLM collaboration with multi-agent RL", True),
+        ("Agents for the \\'{E}cole", "Agents for the École", True),
+        ("GAIA: a benchmark", "GAIA - A Benchmark", True),
+        ("Learning to Route", "Learning to Rank", False),
+    ],
+)
+def test_titles_are_normalised_before_comparing(ours, theirs, same):
+    assert (comparable_title(ours) == comparable_title(theirs)) is same
+
+
+def metadata(**overrides) -> PaperMetadata:
+    values = dict(arxiv_id="2509.99901", version="v1", title="T", authors=("Doe, Jane",),
+                  published="2025-09-14", updated="2025-09-14")
+    values.update(overrides)
+    return PaperMetadata(**values)
+
+
+@pytest.mark.parametrize(
+    ("venue", "year", "mismatch"),
+    [("arXiv", 2025, False), ("arXiv", 2026, True), ("ICLR 2026", 2026, False), ("ICLR 2024", 2024, True)],
+)
+def test_a_venue_year_may_follow_the_preprint_but_not_precede_it(tmp_path, venue, year, mismatch):
+    path = write_entry(tmp_path, entry_data("x", title="T", authors=["Doe, Jane"], venue=venue, year=year))
+    record = read_records([path])[0]
+    mismatches, _ = compare_entry("corpus/x.yaml", record, metadata())
+    assert bool(mismatches) is mismatch
+
+
+# ---------------------------------------------------------------------------------------------
+# The command line
+
+
+def invoke(project: Project, fake: FakeArxiv, *args: str):
+    env = {"MASRL_ARXIV_API_URL": fake.url, "MASRL_ARXIV_DELAY": "0", "MASRL_ARXIV_BACKOFF": "0"}
+    return runner.invoke(main, ["verify-metadata", "--root", str(project.root), *args], env=env)
+
+
+def test_cli_exits_1_on_mismatches_unless_report_only(project, fake):
+    fake.answer_papers()
+    result = invoke(project, fake)
+    assert result.exit_code == 1
+    assert "corpus/ask.yaml:5: first author differs from arXiv (2510.99902)" in result.stdout
+    assert (project.root / ".cache" / "masrl" / "arxiv" / "2510.99902.json").exists()
+    assert invoke(project, fake, "--report-only").exit_code == 0
+
+
+def test_cli_exits_0_when_everything_matches(project, fake, tmp_path):
+    for key in ("route", "ask", "gone"):
+        (project.corpus_dir / f"{key}.yaml").unlink()
+    fake.answer_papers()
+    result = invoke(project, fake, "--cache-dir", str(tmp_path / "elsewhere"))
+    assert result.exit_code == 0, result.output
+    assert result.stdout.strip().splitlines()[-1].startswith("verify-metadata: ok; 1 entries checked")
+    assert (tmp_path / "elsewhere" / "2508.04652.json").exists()
+
+
+def test_cli_reports_an_unreachable_arxiv(project, fake):
+    fake.then_status(503, {"Retry-After": "3600"})
+    result = invoke(project, fake)
+    assert result.exit_code == 1
+    assert result.stderr.strip() == (
+        "masrl verify-metadata: arXiv is limiting requests (HTTP 503); it asks to wait 3600 s, "
+        "longer than the 60 s masrl waits; try again later")
+
+
+# ---------------------------------------------------------------------------------------------
+# The real corpus
+
+
+def given_name_first(name: str) -> str:
+    """'Liu, Shuo' -> 'Shuo Liu', the way arXiv lists authors."""
+    if "," not in name:
+        return name
+    surname, given = [part.strip() for part in name.split(",", 1)]
+    return f"{given} {surname}"
+
+
+def corpus_as_arxiv(request: Request) -> Response:
+    """Answers from the corpus itself: each entry as arXiv would list it."""
+    corpus = load_corpus(Project(REPO_ROOT))
+    by_id = {e.arxiv_id: e for e in corpus.entries if e.arxiv_id}
+    id_list = request.args["id_list"].split(",")
+    start, size = int(request.args["start"]), int(request.args["max_results"])
+    entries = []
+    for arxiv_id in id_list[start : start + size]:
+        entry = by_id[arxiv_id]
+        year = entry.year if entry.venue.casefold().startswith("arxiv") else ids.arxiv_year(arxiv_id)
+        authors = "".join(f"<author><name>{escape(given_name_first(a))}</name></author>" for a in entry.authors)
+        entries.append(
+            f"<entry><id>http://arxiv.org/abs/{arxiv_id}v1</id><updated>{year}-06-01T00:00:00Z</updated>"
+            f"<published>{year}-06-01T00:00:00Z</published><title>{escape(entry.title.upper())}</title>"
+            f"<summary>s</summary>{authors}</entry>\n")
+    body = FEED_TEMPLATE.format(ids=",".join(id_list), start=start, size=size, total=len(id_list), entries="".join(entries))
+    return Response(body.encode("utf-8"), content_type="application/atom+xml")
+
+
+def test_the_real_corpus_matches_itself_as_arxiv_would_list_it(fake, tmp_path):
+    """Every real entry's names survive the 'Given Surname' -> 'Surname, Given' round trip,
+    and upper-casing a title is not a difference."""
+    fake.server.expect_request(API_PATH).respond_with_handler(corpus_as_arxiv)
+    project = Project(REPO_ROOT)
+    items, without = entries_with_arxiv_ids(project)
+    assert len(items) + len(without) == len(project.entry_paths())
+    report = verify_metadata(project, settings_for(fake, batch_size=100), cache_in(tmp_path))
+    assert report.mismatches == []
+    assert report.checked == len(items) and report.fetched == len(items)

