@@ -205,6 +205,9 @@ def exclusion_from_data(data: dict, path: Path | None = None) -> Exclusion:
 class Project:
     root: Path
 
+    def __post_init__(self):
+        object.__setattr__(self, "root", Path(self.root))
+
     @property
     def corpus_dir(self) -> Path:
         return self.root / "corpus"
