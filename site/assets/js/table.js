@@ -1,0 +1,317 @@
+/*
+ * masrl: the interactive table of entries (page table/).
+ *
+ * The controls are rendered at build time by tools/masrl/site/table.py; this script loads
+ * data/entries.json, filters and sorts the rows, and keeps the filters in the query string so a
+ * view can be shared and reloaded:
+ *
+ *   ?credit_units=message&credit_units=token&from=2023&to=2026&text=debate&sort=-year
+ *
+ * Values of one axis match any of them, different axes must all match; "-" stands for "not
+ * applicable". Text is always written with textContent, never parsed as HTML.
+ *
+ * With mkdocs-material's instant loading the script runs once and pages are swapped in place, so
+ * it re-initialises on every page through material's document$ observable.
+ */
+(function () {
+  "use strict";
+
+  var NOT_APPLICABLE = "-";
+  var TAG_COLUMNS = ["category", "reward_types", "credit_units", "topology", "sub_decisions"];
+  var DEFAULT_SORT = { key: "year", descending: true };
+  var dataByUrl = {};
+
+  function loadData(url) {
+    if (!dataByUrl[url]) {
+      dataByUrl[url] = fetch(url, { credentials: "same-origin" }).then(function (response) {
+        if (!response.ok) throw new Error("HTTP " + response.status);
+        return response.json();
+      });
+    }
+    return dataByUrl[url];
+  }
+
+  function anchorOf(value) {
+    return String(value).toLowerCase().replace(/[^a-z0-9_-]/g, "-");
+  }
+
+  function el(tag, className, text) {
+    var node = document.createElement(tag);
+    if (className) node.className = className;
+    if (text !== undefined && text !== null) node.textContent = String(text);
+    return node;
+  }
+
+  /* ---------------------------------------------------------------- state <-> URL */
+
+  function emptyState() {
+    return { text: "", from: null, to: null, axes: {}, sort: { key: DEFAULT_SORT.key, descending: DEFAULT_SORT.descending } };
+  }
+
+  function parseYear(value) {
+    if (value === null || value === "") return null;
+    var year = parseInt(value, 10);
+    return isNaN(year) ? null : year;
+  }
+
+  function readState(search, data) {
+    var params = new URLSearchParams(search);
+    var state = emptyState();
+    state.text = (params.get("text") || "").trim();
+    state.from = parseYear(params.get("from"));
+    state.to = parseYear(params.get("to"));
+    data.axes.forEach(function (axis) {
+      var known = axis.values.map(function (v) { return v.id; }).concat([NOT_APPLICABLE]);
+      var chosen = params.getAll(axis.field).filter(function (v) { return known.indexOf(v) !== -1; });
+      if (chosen.length) state.axes[axis.field] = chosen;
+    });
+    var sort = params.get("sort");
+    if (sort) {
+      var descending = sort.charAt(0) === "-";
+      var key = descending ? sort.slice(1) : sort;
+      if (sortValue[key] || TAG_COLUMNS.indexOf(key) !== -1) state.sort = { key: key, descending: descending };
+    }
+    return state;
+  }
+
+  function writeState(state, data) {
+    var params = new URLSearchParams();
+    data.axes.forEach(function (axis) {
+      (state.axes[axis.field] || []).forEach(function (value) { params.append(axis.field, value); });
+    });
+    if (state.from !== null) params.set("from", String(state.from));
+    if (state.to !== null) params.set("to", String(state.to));
+    if (state.text) params.set("text", state.text);
+    var isDefaultSort = state.sort.key === DEFAULT_SORT.key && state.sort.descending === DEFAULT_SORT.descending;
+    if (!isDefaultSort) params.set("sort", (state.sort.descending ? "-" : "") + state.sort.key);
+    var query = params.toString();
+    var url = window.location.pathname + (query ? "?" + query : "") + window.location.hash;
+    if (url !== window.location.pathname + window.location.search + window.location.hash) {
+      window.history.replaceState(window.history.state, "", url);
+    }
+  }
+
+  /* ---------------------------------------------------------------- filtering and sorting */
+
+  function matches(entry, state) {
+    if (state.from !== null && entry.year < state.from) return false;
+    if (state.to !== null && entry.year > state.to) return false;
+    for (var field in state.axes) {
+      var chosen = state.axes[field];
+      var held = entry.tags[field] || [];
+      var hit = chosen.some(function (value) {
+        return value === NOT_APPLICABLE ? held.length === 0 : held.indexOf(value) !== -1;
+      });
+      if (!hit) return false;
+    }
+    if (state.text) {
+      var words = state.text.toLowerCase().split(/\s+/);
+      var haystack = entry._haystack;
+      return words.every(function (word) { return haystack.indexOf(word) !== -1; });
+    }
+    return true;
+  }
+
+  var sortValue = {
+    title: function (entry) { return entry.title.toLowerCase(); },
+    year: function (entry) { return entry.year; },
+    venue: function (entry) { return entry.venue.toLowerCase(); },
+    first_author: function (entry) { return entry.first_author.toLowerCase(); }
+  };
+
+  function compare(a, b) {
+    if (a < b) return -1;
+    if (a > b) return 1;
+    return 0;
+  }
+
+  function sorted(entries, sort, names) {
+    var valueOf = sortValue[sort.key] || function (entry) {
+      return (entry.tags[sort.key] || []).map(function (v) {
+        var known = names[sort.key][v] || {};
+        return known.short || known.label || v;
+      }).join(", ").toLowerCase();
+    };
+    var direction = sort.descending ? -1 : 1;
+    return entries.slice().sort(function (a, b) {
+      var va = valueOf(a), vb = valueOf(b);
+      // Entries without a value on a tag column go last in either direction.
+      if (va === "" && vb !== "") return 1;
+      if (vb === "" && va !== "") return -1;
+      return direction * compare(va, vb) || compare(a.title.toLowerCase(), b.title.toLowerCase()) || compare(a.key, b.key);
+    });
+  }
+
+  /* ---------------------------------------------------------------- rendering */
+
+  function chip(root, field, value, names) {
+    var link = el("a", "masrl-chip masrl-chip--" + field, names.short || names.label || value);
+    if (names.short) link.title = names.label;
+    link.href = new URL("browse/" + field + "/#" + anchorOf(value), root).href;
+    return link;
+  }
+
+  function renderRow(entry, context) {
+    var row = el("tr");
+    row.dataset.key = entry.key;
+    var titleCell = el("td", "masrl-col-title");
+    var link = el("a", "masrl-title", entry.title);
+    var target = new URL(entry.url, context.root);
+    if (target.origin === context.root.origin) link.href = target.href;
+    titleCell.appendChild(link);
+    titleCell.appendChild(el("span", "masrl-key", entry.key));
+    row.appendChild(titleCell);
+    row.appendChild(el("td", "masrl-col-year", entry.year));
+    row.appendChild(el("td", "masrl-col-venue", entry.venue));
+    row.appendChild(el("td", "masrl-col-author", entry.first_author));
+    TAG_COLUMNS.forEach(function (field) {
+      var cell = el("td", "masrl-col-tags");
+      var values = entry.tags[field] || [];
+      if (!values.length) cell.appendChild(el("span", "masrl-na", "—"));
+      values.forEach(function (value) {
+        cell.appendChild(chip(context.root, field, value, context.names[field][value] || {}));
+        cell.appendChild(document.createTextNode(" "));
+      });
+      row.appendChild(cell);
+    });
+    return row;
+  }
+
+  function render(context) {
+    var state = context.state;
+    var shown = sorted(context.data.entries.filter(function (e) { return matches(e, state); }), state.sort, context.names);
+    var body = context.app.querySelector("#masrl-table-body");
+    var rows = document.createDocumentFragment();
+    shown.forEach(function (entry) { rows.appendChild(renderRow(entry, context)); });
+    if (!shown.length) {
+      var empty = el("tr", "masrl-empty-row");
+      var cell = el("td", null, "No entry matches these filters.");
+      cell.colSpan = 4 + TAG_COLUMNS.length;
+      empty.appendChild(cell);
+      rows.appendChild(empty);
+    }
+    body.replaceChildren(rows);
+    var total = context.data.entries.length;
+    context.app.querySelector("#masrl-table-status").textContent =
+      shown.length === total ? "Showing all " + total + " entries." : "Showing " + shown.length + " of " + total + " entries.";
+    context.app.dataset.count = String(shown.length);
+    updateHeaders(context);
+    updateAxisSummaries(context);
+  }
+
+  function updateHeaders(context) {
+    context.app.querySelectorAll("th[data-sort-key]").forEach(function (th) {
+      var active = th.dataset.sortKey === context.state.sort.key;
+      th.setAttribute("aria-sort", active ? (context.state.sort.descending ? "descending" : "ascending") : "none");
+    });
+  }
+
+  function updateAxisSummaries(context) {
+    context.app.querySelectorAll("[data-axis-chosen]").forEach(function (span) {
+      var chosen = context.state.axes[span.dataset.axisChosen] || [];
+      span.textContent = chosen.length ? "(" + chosen.length + ")" : "";
+    });
+  }
+
+  /* ---------------------------------------------------------------- controls */
+
+  function showStateInControls(context) {
+    var app = context.app, state = context.state;
+    app.querySelector("#masrl-filter-text").value = state.text;
+    app.querySelector("#masrl-year-min").value = state.from === null ? "" : String(state.from);
+    app.querySelector("#masrl-year-max").value = state.to === null ? "" : String(state.to);
+    app.querySelectorAll("input[type=checkbox][data-axis]").forEach(function (box) {
+      box.checked = (state.axes[box.dataset.axis] || []).indexOf(box.value) !== -1;
+    });
+    app.querySelectorAll("details[data-axis]").forEach(function (details) {
+      if ((state.axes[details.dataset.axis] || []).length) details.open = true;
+    });
+  }
+
+  function readControls(context) {
+    var app = context.app, state = context.state;
+    state.text = app.querySelector("#masrl-filter-text").value.trim();
+    state.from = parseYear(app.querySelector("#masrl-year-min").value);
+    state.to = parseYear(app.querySelector("#masrl-year-max").value);
+    state.axes = {};
+    app.querySelectorAll("input[type=checkbox][data-axis]:checked").forEach(function (box) {
+      (state.axes[box.dataset.axis] = state.axes[box.dataset.axis] || []).push(box.value);
+    });
+  }
+
+  function update(context) {
+    readControls(context);
+    writeState(context.state, context.data);
+    render(context);
+  }
+
+  function bind(context) {
+    var app = context.app;
+    var form = app.querySelector("#masrl-filters");
+    form.addEventListener("input", function () { update(context); });
+    form.addEventListener("change", function () { update(context); });
+    form.addEventListener("submit", function (event) { event.preventDefault(); });
+    form.addEventListener("reset", function (event) {
+      event.preventDefault();
+      var sort = context.state.sort;
+      context.state = emptyState();
+      context.state.sort = sort;
+      showStateInControls(context);
+      writeState(context.state, context.data);
+      render(context);
+    });
+    app.querySelectorAll("th[data-sort-key] button").forEach(function (button) {
+      button.addEventListener("click", function () {
+        var key = button.closest("th").dataset.sortKey;
+        var sort = context.state.sort;
+        context.state.sort = sort.key === key ? { key: key, descending: !sort.descending } : { key: key, descending: key === "year" };
+        writeState(context.state, context.data);
+        render(context);
+      });
+    });
+  }
+
+  function start(app, data, dataUrl) {
+    var names = {};  // field -> value id -> {id, label, short}
+    data.axes.forEach(function (axis) {
+      names[axis.field] = {};
+      axis.values.forEach(function (v) { names[axis.field][v.id] = v; });
+    });
+    data.entries.forEach(function (entry) {
+      if (!entry._haystack) {
+        entry._haystack = [entry.title, entry.key, entry.venue, entry.summary].concat(entry.authors).join(" \u0000 ").toLowerCase();
+      }
+    });
+    var context = {
+      app: app,
+      data: data,
+      names: names,
+      root: new URL("../", dataUrl),  // data/entries.json sits one folder below the site root
+      state: readState(window.location.search, data)
+    };
+    showStateInControls(context);
+    bind(context);
+    render(context);
+    app.dataset.ready = "true";
+  }
+
+  function init() {
+    var app = document.getElementById("masrl-table-app");
+    if (!app || app.dataset.bound) return;
+    app.dataset.bound = "true";
+    var dataUrl = new URL(app.dataset.src, window.location.href);
+    loadData(dataUrl.href).then(function (data) {
+      start(app, data, dataUrl);
+    }).catch(function (error) {
+      app.querySelector("#masrl-table-status").textContent = "The table data could not be loaded (" + error.message + ").";
+    });
+  }
+
+  if (typeof window.document$ !== "undefined" && window.document$ && typeof window.document$.subscribe === "function") {
+    window.document$.subscribe(init);
+  } else if (document.readyState === "loading") {
+    document.addEventListener("DOMContentLoaded", init);
+  } else {
+    init();
+  }
+})();

@@ -1,0 +1,606 @@
+"""The awesome-list site, checked on the built files: strict build, pages, links, data, escaping.
+
+The real site (and a site built from a corpus full of hostile strings) is built once per test
+process into a temporary folder and served on 127.0.0.1 (``built_site``); the browser tests in
+test_site_browser.py reuse the same builds. Both files share the xdist group "site", so one
+worker runs them all.
+"""
+
+from __future__ import annotations
+
+import atexit
+import functools
+import html
+import json
+import posixpath
+import re
+import shutil
+import threading
+import time
+from dataclasses import dataclass
+from html.parser import HTMLParser
+from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from urllib.parse import unquote, urlsplit
+
+import markdown
+import pytest
+from click.testing import CliRunner
+from conftest import REPO_ROOT, entry_data, exclusion_data, write_entry, write_exclusion
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from masrl.bibtex import export_bibtex, export_json
+from masrl.cli import main
+from masrl.model import Project, load_corpus
+from masrl.site import SiteError, build_site
+from masrl.site.builder import generate_docs, sync_tree
+from masrl.site.escape import external_link, front_matter_title, html_text, md_text, safe_url
+from masrl.validate import validate_project
+
+pytestmark = pytest.mark.xdist_group("site")
+
+MESSAGE_LEVEL_KEYS = {"c3", "debate-as-reward"}
+BUILD_SECONDS_LIMIT = 30
+
+# A title that would run script, add an image with an onerror handler, make a Markdown link and
+# expand a template if any of them were interpreted.
+HOSTILE_TITLE = (
+    '<script>window.__pwned=1</script><img src=x onerror="window.__pwned=1"> '
+    "[click](https://evil.example) {{ config }}"
+)
+HOSTILE_KEY = "hostile2025"
+EXCLUDED_HOSTILE_TITLE = '<img src=y onerror="window.__pwned=2"> An excluded record *about* {{ page }}'
+
+
+# ---------------------------------------------------------------------------------------------
+# Building and serving, once per process.
+
+
+class _QuietHandler(SimpleHTTPRequestHandler):
+    def log_message(self, *args):  # keep the test output clean
+        pass
+
+
+@dataclass
+class BuiltSite:
+    folder: Path  # the built site
+    docs: Path  # the generated docs folder
+    url: str  # where it is served, with a trailing slash
+    seconds: float
+    warnings: list[str]
+
+    def html(self, url_path: str) -> str:
+        path = self.folder / url_path
+        if url_path.endswith("/") or not url_path:
+            path = path / "index.html"
+        return path.read_text(encoding="utf-8")
+
+
+_SITES: dict[str, BuiltSite] = {}
+_LOCK = threading.Lock()
+
+
+def _serve(folder: Path) -> str:
+    folder.mkdir(parents=True, exist_ok=True)
+    server = ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(_QuietHandler, directory=str(folder)))
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    atexit.register(server.shutdown)
+    return f"http://127.0.0.1:{server.server_address[1]}/"
+
+
+def _build(project: Project, scratch: Path) -> BuiltSite:
+    # Serve first: the port goes into site_url, which mkdocs-material's instant loading needs.
+    folder = scratch / "site"
+    url = _serve(folder)
+    result = build_site(project, output=folder, staging=scratch / "site-src", site_url=url)
+    return BuiltSite(folder, result.paths.staging, url, result.seconds, result.warnings)
+
+
+def make_hostile_project(root: Path, url: str = "javascript:window.__pwned=1") -> Project:
+    """The mini corpus plus one entry and one exclusion carrying hostile strings everywhere."""
+    shutil.copytree(REPO_ROOT / "taxonomy", root / "taxonomy")
+    write_entry(root, entry_data("alpha2025"))
+    write_entry(root, entry_data("beta2024", title="Beta Routing of Subtasks", year=2024,
+                                 credit_units=["message"], credit_mechanism="explicit"))
+    write_entry(root, entry_data(
+        HOSTILE_KEY,
+        title=HOSTILE_TITLE,
+        authors=['<b onmouseover="window.__pwned=1">Evil</b>, {{ config.site_name }}', "*Star*, `Tick`"],
+        affiliation="[aff](javascript:window.__pwned=1) {: onclick=window.__pwned=1 }",
+        venue="<i>Venue</i> :smile: |pipe|",
+        summary=f"{HOSTILE_TITLE} {{: .evil onclick=window.__pwned=1 }}",
+        notes="# Not a heading\n\n<iframe src=javascript:window.__pwned=1></iframe>\n--8<-- /etc/passwd",
+        urls=[url],
+    ))
+    write_exclusion(root, exclusion_data("E001", title=EXCLUDED_HOSTILE_TITLE,
+                                         rationale="<svg onload=window.__pwned=1> [x](y) {{ config }}"))
+    return Project(root)
+
+
+def built_site(kind: str, tmp_path_factory) -> BuiltSite:
+    """The real site ("real") or the hostile one ("hostile"), built on first use."""
+    with _LOCK:
+        if kind not in _SITES:
+            scratch = tmp_path_factory.mktemp(f"site-{kind}")
+            if kind == "real":
+                project = Project(REPO_ROOT)
+            else:
+                project = make_hostile_project(scratch / "corpus-root", url="https://example.org/hostile")
+            _SITES[kind] = _build(project, scratch)
+        return _SITES[kind]
+
+
+@pytest.fixture(scope="session")
+def real_site(tmp_path_factory) -> BuiltSite:
+    return built_site("real", tmp_path_factory)
+
+
+@pytest.fixture(scope="session")
+def hostile_site(tmp_path_factory) -> BuiltSite:
+    return built_site("hostile", tmp_path_factory)
+
+
+@pytest.fixture(scope="module")
+def corpus():
+    return load_corpus(Project(REPO_ROOT))
+
+
+# ---------------------------------------------------------------------------------------------
+# Reading the built HTML.
+
+
+class _Elements(HTMLParser):
+    """Every start tag with its attributes, every id, and the text outside script/style."""
+
+    def __init__(self):
+        super().__init__(convert_charrefs=True)
+        self.tags: list[tuple[str, dict]] = []
+        self.ids: set[str] = set()
+        self.text: list[str] = []
+        self.scripts: list[str] = []  # the content of script and style elements
+        self._skip = 0
+
+    def handle_starttag(self, tag, attrs):
+        attributes = {k: (v or "") for k, v in attrs}
+        self.tags.append((tag, attributes))
+        if "id" in attributes:
+            self.ids.add(attributes["id"])
+        if tag == "a" and "name" in attributes:
+            self.ids.add(attributes["name"])
+        if tag in ("script", "style"):
+            self._skip += 1
+
+    def handle_endtag(self, tag):
+        if tag in ("script", "style") and self._skip:
+            self._skip -= 1
+
+    def handle_data(self, data):
+        (self.scripts if self._skip else self.text).append(data)
+
+
+@functools.cache
+def parse(path: Path) -> _Elements:
+    parser = _Elements()
+    parser.feed(path.read_text(encoding="utf-8"))
+    return parser
+
+
+def html_pages(site: BuiltSite) -> list[Path]:
+    return sorted(site.folder.rglob("*.html"))
+
+
+def page_url_path(site: BuiltSite, path: Path) -> str:
+    """The URL path ("/entries/c3/") a built file is served at."""
+    rel = path.relative_to(site.folder).as_posix()
+    return "/" + (rel.removesuffix("index.html"))
+
+
+def target_file(site: BuiltSite, url_path: str) -> Path:
+    path = site.folder / unquote(url_path).lstrip("/")
+    return path / "index.html" if url_path.endswith("/") or path.is_dir() else path
+
+
+# ---------------------------------------------------------------------------------------------
+# The real site.
+
+
+def test_real_site_builds_in_strict_mode_without_warnings(real_site, corpus):
+    assert real_site.warnings == []
+    assert real_site.seconds < BUILD_SECONDS_LIMIT
+    for entry in corpus.entries:
+        assert (real_site.folder / "entries" / entry.key / "index.html").is_file(), entry.key
+    for page in ("papers", "table", "statistics", "gaps", "claims", "screening", "taxonomy", "traces", "traces/schema",
+                 "traces/examples", "contributing", "data", "about", "browse", "browse/credit_units"):
+        assert (real_site.folder / page / "index.html").is_file(), page
+    for download in ("masrl.bib", "data/entries.json", "data/corpus.json", "data/stats.json", "data/papers.csv"):
+        assert (real_site.folder / download).is_file(), download
+
+
+def test_site_loads_nothing_from_other_hosts(real_site):
+    """No web fonts, no CDN: every script, stylesheet, image and icon comes from the site."""
+    site_host = urlsplit(real_site.url).netloc
+    offenders = []
+    for path in html_pages(real_site):
+        for tag, attributes in parse(path).tags:
+            for name in ("src", "href", "srcset", "data-src"):
+                value = attributes.get(name, "")
+                is_resource = name != "href" or tag in ("link", "script", "img", "iframe", "source")
+                parsed = urlsplit(value)
+                points_to_itself = tag == "link" and attributes.get("rel") in ("canonical", "alternate")
+                if is_resource and parsed.netloc and parsed.netloc != site_host and not points_to_itself:
+                    offenders.append(f"{path.relative_to(real_site.folder)}: <{tag} {name}={value}>")
+            if tag == "a" and "md-source" in attributes.get("class", ""):
+                offenders.append(f"{path}: repository widget fetches from GitHub")
+        text = path.read_text(encoding="utf-8")
+        for cdn in ("fonts.googleapis", "fonts.gstatic", "cdn.jsdelivr", "unpkg.com", "cdnjs", "class=\"mermaid\""):
+            if cdn in text:
+                offenders.append(f"{path.relative_to(real_site.folder)}: mentions {cdn}")
+    for css in real_site.folder.rglob("*.css"):
+        if "url(http" in css.read_text(encoding="utf-8").replace('"', "").replace("'", ""):
+            offenders.append(f"{css}: loads a remote url()")
+    assert offenders == []
+
+
+def internal_target(site: BuiltSite, page_path: str, value: str) -> tuple[str, str] | None:
+    """(URL path, fragment) of a link on the page at ``page_path``; None for other sites and schemes."""
+    if value.startswith(("mailto:", "data:", "javascript:", "blob:")):
+        return None
+    parsed = urlsplit(value)
+    if parsed.netloc:
+        if parsed.netloc != urlsplit(site.url).netloc:
+            return None
+        return parsed.path or "/", parsed.fragment
+    if not parsed.path:
+        return page_path, parsed.fragment
+    joined = posixpath.normpath(posixpath.join(posixpath.dirname(page_path), parsed.path))
+    return joined + ("/" if parsed.path.endswith("/") and joined != "/" else ""), parsed.fragment
+
+
+def test_every_internal_link_and_anchor_resolves(real_site):
+    broken, checked = [], 0
+    for path in html_pages(real_site):
+        page_path = page_url_path(real_site, path)
+        for tag, attributes in parse(path).tags:
+            for name in ("href", "src", "data-src"):
+                target = internal_target(real_site, page_path, attributes.get(name) or "")
+                if target is None or not attributes.get(name):
+                    continue
+                checked += 1
+                url_path, fragment = target
+                file = target_file(real_site, url_path)
+                where = f"{page_path}: <{tag} {name}={attributes[name]}>"
+                if not file.is_file():
+                    broken.append(f"{where} -> no file for {url_path}")
+                elif fragment and file.suffix == ".html" and unquote(fragment) not in parse(file).ids:
+                    broken.append(f"{where} -> no element with id {fragment!r}")
+    assert broken == []
+    assert checked > 10_000  # every page's navigation, chips and links were looked at
+
+
+def test_search_index_holds_titles_authors_keys_and_tags(real_site):
+    index = json.loads((real_site.folder / "search" / "search_index.json").read_text(encoding="utf-8"))
+    texts = {}
+    for doc in index["docs"]:
+        page = doc["location"].split("#")[0]
+        texts[page] = texts.get(page, "") + " " + doc["title"] + " " + doc["text"]
+    puppeteer = texts["entries/puppeteer/"]
+    for word in ("Multi-Agent Collaboration via Evolving Orchestration", "puppeteer", "Dang", "Orchestrator", "Centralized"):
+        assert word in puppeteer
+
+
+def test_entry_page_has_tags_links_bibtex_and_cell_neighbours(real_site, corpus):
+    page = parse(real_site.folder / "entries" / "c3" / "index.html")
+    text = " ".join(page.text)
+    assert "Contextual Counterfactual Credit Assignment" in text
+    hrefs = [a.get("href", "") for tag, a in page.tags if tag == "a"]
+    assert "../../browse/credit_units/#message" in hrefs
+    assert "../../browse/reward_types/#shared" in hrefs
+    assert "https://arxiv.org/abs/2603.06859" in hrefs
+    # BibTeX in a highlighted code block (material adds the copy button to those in the browser)
+    assert re.search(r"@(article|misc|inproceedings)\{c3,", "".join(page.text))
+    assert any(tag == "div" and "language-bibtex" in a.get("class", "") for tag, a in page.tags)
+    # c3 is the only entry with a shared reward and message-level credit
+    assert "alone in the cell" in text
+    # puppeteer shares its orchestration x orchestrator cell with other entries, all linked
+    neighbours = {e.key for e in corpus.entries if "orchestration" in e.reward_types and "orchestrator" in e.credit_units}
+    puppeteer = parse(real_site.folder / "entries" / "puppeteer" / "index.html")
+    linked = {a["href"].split("/")[-2] for tag, a in puppeteer.tags if tag == "a" and "/entries/" in a.get("href", "")}
+    assert len(neighbours) > 2 and neighbours - {"puppeteer"} <= linked
+
+
+def test_papers_page_lists_every_entry_by_category(real_site, corpus):
+    page = parse(real_site.folder / "papers" / "index.html")
+    hrefs = {a.get("href") for tag, a in page.tags if tag == "a"}
+    assert {f"../entries/{e.key}/" for e in corpus.entries} <= hrefs
+    headings = {a.get("id") for tag, a in page.tags if tag == "h2"}
+    assert {"rl_method", "benchmark", "classical_marl", "industry", "survey", "framework"} <= headings
+
+
+def test_browse_pages_mark_empty_values_as_gaps(real_site, corpus):
+    used = {unit for e in corpus.entries for unit in e.credit_units}
+    unused = [u for u in corpus.taxonomy["credit_units"].ids if u not in used]
+    page = (real_site.folder / "browse" / "credit_units" / "index.html").read_text(encoding="utf-8")
+    assert page.count('class="masrl-gap"') == len(unused)
+    sub_decisions = (real_site.folder / "browse" / "sub_decisions" / "index.html").read_text(encoding="utf-8")
+    assert 'id="o5"' in sub_decisions
+
+
+def test_table_data_filters_like_the_table(real_site, corpus):
+    data = json.loads((real_site.folder / "data" / "entries.json").read_text(encoding="utf-8"))
+    assert len(data["entries"]) == len(corpus.entries)
+    message = {e["key"] for e in data["entries"] if "message" in e["tags"]["credit_units"]}
+    assert message == MESSAGE_LEVEL_KEYS
+    axes = {axis["field"] for axis in data["axes"]}
+    assert {"credit_units", "reward_types", "reward_families", "topology", "sub_decisions", "category"} <= axes
+    table = parse(real_site.folder / "table" / "index.html")
+    boxes = {(a.get("data-axis"), a.get("value")) for tag, a in table.tags if tag == "input" and a.get("type") == "checkbox"}
+    assert ("credit_units", "message") in boxes and ("credit_units", "-") in boxes
+    sortable = [a for tag, a in table.tags if tag == "th" and "data-sort-key" in a]
+    assert sortable and all(a.get("aria-sort") for a in sortable)
+    labelled = {a.get("for") for tag, a in table.tags if tag == "label"}
+    assert {"masrl-filter-text", "masrl-year-min", "masrl-year-max"} <= labelled
+
+
+def test_downloads_are_the_exports(real_site, corpus):
+    assert (real_site.folder / "masrl.bib").read_text(encoding="utf-8") == export_bibtex(corpus.entries)
+    assert (real_site.folder / "data" / "corpus.json").read_text(encoding="utf-8") == export_json(corpus)
+
+
+def test_reports_show_live_claims_screening_and_taxonomy(real_site, corpus):
+    from masrl.claims import evaluate_claims
+
+    claims = (real_site.folder / "claims" / "index.html").read_text(encoding="utf-8")
+    results = evaluate_claims(corpus)
+    for result in results:
+        assert f'id="claim-{result.id}"' in claims
+    assert f"{sum(r.holds for r in results)} of {len(results)} claims hold" in claims
+    screening = parse(real_site.folder / "screening" / "index.html")
+    assert {x.record_id.lower() for x in corpus.exclusions} <= screening.ids
+    assert any(tag == "img" and "screening-flow.svg" in a.get("src", "") for tag, a in screening.tags)
+    taxonomy = parse(real_site.folder / "taxonomy" / "index.html")
+    for axis_name, axis in corpus.taxonomy.axes.items():
+        for value in axis.values:
+            assert f"{axis_name}-{value.id}".lower() in taxonomy.ids
+    statistics = (real_site.folder / "statistics" / "index.html").read_text(encoding="utf-8")
+    assert "masrl-cell--empty" in statistics and "masrl-cell--sparse" in statistics
+
+
+def test_generation_is_deterministic(real_site, corpus):
+    """A second generation in this process gives the files the session build wrote, byte for byte."""
+    files = generate_docs(corpus, REPO_ROOT / "site")
+    written = {p.relative_to(real_site.docs).as_posix(): p.read_bytes()
+               for p in real_site.docs.rglob("*") if p.is_file() and p.name != ".masrl-site-src"}
+    assert files == written
+
+
+# ---------------------------------------------------------------------------------------------
+# Escaping.
+
+MARKDOWN_EXTENSIONS = ["toc", "tables", "attr_list", "admonition", "pymdownx.details",
+                       "pymdownx.highlight", "pymdownx.superfences"]
+
+
+def _render(source: str) -> _Elements:
+    parser = _Elements()
+    parser.feed(markdown.Markdown(extensions=MARKDOWN_EXTENSIONS).convert(source))
+    return parser
+
+
+def _collapse(text: str) -> str:
+    return " ".join(text.split())
+
+
+class _TextIn(HTMLParser):
+    """The text inside every element of one tag name."""
+
+    def __init__(self, container: str):
+        super().__init__(convert_charrefs=True)
+        self.container, self.depth, self.parts = container, 0, []
+
+    def handle_starttag(self, tag, attrs):
+        self.depth += tag == self.container
+
+    def handle_endtag(self, tag):
+        self.depth -= tag == self.container and self.depth > 0
+
+    def handle_data(self, data):
+        if self.depth:
+            self.parts.append(data)
+
+
+def _text_in(source_html: str, container: str) -> str:
+    parser = _TextIn(container)
+    parser.feed(source_html)
+    return _collapse("".join(parser.parts))
+
+
+ALLOWED_TAGS = {"p", "ul", "li", "table", "thead", "tbody", "tr", "th", "td", "h2", "a", "dl", "dt", "dd"}
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(alphabet=st.characters(blacklist_categories=("Cs", "Cc")), max_size=80))
+def test_escaped_text_renders_as_the_same_text_in_every_markdown_context(value):
+    escaped, expected = md_text(value), _collapse(value)
+    if not expected:
+        return
+    contexts = {
+        "p": escaped,
+        "li": f"- {escaped}",
+        "td": f"| a |\n|---|\n| {escaped} |",
+        "h2": f"## {escaped}",
+        "a": f"[{escaped}](x.md)",
+        "dd": f'<dl class="x">\n<dt>a</dt><dd>{html_text(value)}</dd>\n</dl>',  # raw HTML block
+    }
+    for container, source in contexts.items():
+        rendered = markdown.Markdown(extensions=MARKDOWN_EXTENSIONS).convert(source)
+        tags = {tag for tag, _ in _render(source).tags}
+        assert tags <= ALLOWED_TAGS, (container, source, rendered)
+        assert _text_in(rendered, container) == expected, (container, source, rendered)
+
+
+def test_hostile_strings_escape_to_text():
+    for value in (HOSTILE_TITLE, "{: onclick=x }", "--8<-- /etc/passwd", ":smile: *a* _b_ `c`", "a\x02b\x03c"):
+        rendered = _render(f"Before {md_text(value)}")
+        assert [tag for tag, _ in rendered.tags] == ["p"]
+        assert "".join(rendered.text) == "Before " + _collapse(value).replace("\x02", "\ufffd").replace("\x03", "\ufffd")
+
+
+def test_unsafe_urls_become_text():
+    assert safe_url("javascript:alert(1)") is None
+    assert safe_url("JaVaScRiPt:alert(1)") is None
+    assert safe_url("data:text/html,<script>") is None
+    assert safe_url("https://example.org/a b") is None
+    assert safe_url("https://example.org/ok?a=1&b=2") == "https://example.org/ok?a=1&b=2"
+    assert "<a" not in external_link("javascript:alert(1)", "x")
+    assert 'href="https://example.org/?a=1&amp;b=&quot;2&quot;"' in external_link('https://example.org/?a=1&b="2"')
+
+
+def test_front_matter_title_is_escaped_yaml():
+    import yaml
+
+    line = front_matter_title('He said "hi" \\ <b>&</b>')
+    assert yaml.safe_load(line)["title"] == "He said &quot;hi&quot; &#92; &lt;b&gt;&amp;&lt;/b&gt;"
+
+
+def test_hostile_corpus_fails_validate_on_the_javascript_url(tmp_path):
+    report = validate_project(make_hostile_project(tmp_path))
+    url_errors = [p for p in report.errors if "javascript:" in p.message]
+    assert url_errors and all("scheme" in p.message for p in url_errors)
+    with pytest.raises(Exception, match="validation error"):
+        build_site(Project(tmp_path), output=tmp_path / "out", staging=tmp_path / "src")
+
+
+def _injected_elements(page: _Elements) -> list[str]:
+    """Elements or attributes that hostile corpus text would create if it were not escaped."""
+    found = []
+    for tag, attributes in page.tags:
+        handlers = [name for name in attributes if name.startswith("on")]
+        if handlers:
+            found.append(f"<{tag} {' '.join(handlers)}>")
+        if tag in ("iframe", "b", "i") or (tag == "img" and attributes.get("src") in ("x", "y")):
+            found.append(f"<{tag}>")
+        if tag == "svg" and "onload" in attributes:
+            found.append("<svg onload>")
+        href = attributes.get("href", "")
+        if "evil.example" in href or href.lower().startswith("javascript:"):
+            found.append(f"<{tag} href={href}>")
+        if "evil" in attributes.get("class", ""):
+            found.append(f"<{tag} class=evil>")
+    return found
+
+
+def test_hostile_site_builds_and_renders_hostile_strings_as_text(hostile_site):
+    assert hostile_site.warnings == []
+    for path in html_pages(hostile_site):
+        page = parse(path)
+        assert _injected_elements(page) == [], path
+        assert not any("__pwned" in script for script in page.scripts), path
+    entry = parse(hostile_site.folder / "entries" / HOSTILE_KEY / "index.html")
+    text = _collapse(" ".join(entry.text))
+    for literal in (HOSTILE_TITLE, "{{ config.site_name }}", "--8<-- /etc/passwd", "<i>Venue</i> :smile: |pipe|",
+                    "[aff](javascript:window.__pwned=1) {: onclick=window.__pwned=1 }", "# Not a heading"):
+        assert _collapse(literal) in text, literal
+    raw = (hostile_site.folder / "entries" / HOSTILE_KEY / "index.html").read_text(encoding="utf-8")
+    title = raw.split("<title>", 1)[1].split("</title>", 1)[0]
+    assert "<" not in title and html.unescape(title).startswith(HOSTILE_TITLE)
+    screening = _collapse(" ".join(parse(hostile_site.folder / "screening" / "index.html").text))
+    assert _collapse(EXCLUDED_HOSTILE_TITLE) in screening
+
+
+# ---------------------------------------------------------------------------------------------
+# The command line and the folders.
+
+
+def test_site_build_command_builds_a_small_corpus(mini_project, tmp_path):
+    output = tmp_path / "out"
+    result = CliRunner().invoke(main, ["site", "build", "--root", str(mini_project.root), "--output", str(output),
+                                       "--docs-dir", str(tmp_path / "src")])
+    assert result.exit_code == 0, result.output
+    assert "site:" in result.output
+    assert (output / "entries" / "alpha2025" / "index.html").is_file()
+    # a second build into the same folders is allowed: they carry our marks
+    again = CliRunner().invoke(main, ["site", "build", "--root", str(mini_project.root), "--output", str(output),
+                                      "--docs-dir", str(tmp_path / "src")])
+    assert again.exit_code == 0, again.output
+
+
+def test_site_build_refuses_to_wipe_a_folder_it_did_not_write(mini_project, tmp_path):
+    precious = tmp_path / "precious"
+    precious.mkdir()
+    (precious / "notes.txt").write_text("keep me", encoding="utf-8")
+    with pytest.raises(SiteError, match="refusing"):
+        build_site(mini_project, output=precious, staging=tmp_path / "src")
+    assert (precious / "notes.txt").read_text(encoding="utf-8") == "keep me"
+
+
+def test_sync_tree_writes_only_changes_and_removes_stale_files(tmp_path):
+    target = tmp_path / "docs"
+    assert sorted(sync_tree({"a.md": b"1", "b/c.md": b"2"}, target)) == ["a.md", "b/c.md"]
+    stamp = (target / "a.md").stat().st_mtime_ns
+    time.sleep(0.01)
+    assert sync_tree({"a.md": b"1"}, target) == ["b/c.md"]
+    assert (target / "a.md").stat().st_mtime_ns == stamp
+    assert not (target / "b").exists()
+
+
+def test_an_unknown_marker_in_a_hand_written_page_stops_the_build(mini_project, tmp_path):
+    source = tmp_path / "site"
+    shutil.copytree(REPO_ROOT / "site", source)
+    (source / "docs" / "about.md").write_text("# About\n\n<!-- masrl:no-such-fragment -->\n", encoding="utf-8")
+    from masrl.site.fragments import UnknownMarker
+
+    with pytest.raises(UnknownMarker, match="no-such-fragment"):
+        generate_docs(load_corpus(mini_project), source)
+
+
+def _free_port() -> int:
+    import socket
+
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+def _fetch(url: str) -> str | None:
+    import urllib.request
+
+    try:
+        with urllib.request.urlopen(url, timeout=2) as response:
+            return response.read().decode("utf-8")
+    except OSError:
+        return None
+
+
+def _wait_for(url: str, wanted: str, seconds: float) -> bool:
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        page = _fetch(url)
+        if page and wanted in page:
+            return True
+        time.sleep(0.3)
+    return False
+
+
+@pytest.mark.slow
+def test_site_serve_previews_and_regenerates_when_the_yaml_changes(mini_project, tmp_path):
+    import subprocess
+    import sys
+
+    port = _free_port()
+    masrl = Path(sys.executable).with_name("masrl")
+    if not masrl.exists():
+        pytest.skip("the masrl console script is not installed next to this Python")
+    command = [str(masrl), "site", "serve", "--root", str(mini_project.root),
+               "--port", str(port), "--docs-dir", str(tmp_path / "src")]
+    server = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        page = f"http://127.0.0.1:{port}/entries/alpha2025/"
+        assert _wait_for(page, "Alpha Team Training", 60), "masrl site serve did not come up"
+        write_entry(mini_project.root, entry_data("alpha2025", title="Renamed While Serving"))
+        assert _wait_for(page, "Renamed While Serving", 60), "the page was not regenerated"
+        (mini_project.root / "corpus" / "broken.yaml").write_text("key: [unclosed\n", encoding="utf-8")
+        time.sleep(2)  # an invalid corpus keeps the last good pages
+        assert "Renamed While Serving" in (_fetch(page) or "")
+    finally:
+        server.terminate()
+        server.wait(timeout=10)

@@ -1,0 +1,294 @@
+"""The built site in a real headless Chromium (Playwright), served from 127.0.0.1.
+
+Every page loads without console errors and without a request to another host; search finds an
+entry; the interactive table filters, sorts and keeps its state in the URL; hostile corpus text
+renders as text and runs nothing. Screenshots of the main pages in light and dark mode are saved
+under test-artifacts/screenshots/.
+
+Without Chromium these tests are skipped, except in CI (CI=true), where they fail.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from pathlib import Path
+from urllib.parse import urlsplit
+from xml.etree import ElementTree
+
+import pytest
+from conftest import REPO_ROOT
+from test_site import HOSTILE_KEY, HOSTILE_TITLE, MESSAGE_LEVEL_KEYS, BuiltSite, built_site
+
+pytestmark = [pytest.mark.browser, pytest.mark.xdist_group("site")]
+
+CHROMIUM = Path(os.environ.get("MASRL_CHROMIUM", "/usr/bin/chromium"))
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
+SCREENSHOTS = REPO_ROOT / "test-artifacts" / "screenshots"
+VIEWPORT = {"width": 1280, "height": 900}
+
+
+def _chromium_missing(reason: str) -> None:
+    if os.environ.get("CI", "").lower() == "true":
+        pytest.fail(f"browser tests need Chromium in CI: {reason} (run `make setup`)", pytrace=False)
+    pytest.skip(reason)
+
+
+@pytest.fixture(scope="session")
+def browser():
+    try:
+        from playwright.sync_api import sync_playwright
+    except ImportError:
+        _chromium_missing("Playwright for Python is not installed")
+    if not (CHROMIUM.is_file() and os.access(CHROMIUM, os.X_OK)):
+        _chromium_missing(f"no Chromium at {CHROMIUM}")
+    with sync_playwright() as playwright:
+        chromium = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
+        yield chromium
+        chromium.close()
+
+
+class Watched:
+    """A browser context on one site that records console errors, failed and off-site requests."""
+
+    def __init__(self, browser, site: BuiltSite, **options):
+        self.site = site
+        self.problems: list[str] = []
+        self.off_site: list[str] = []
+        self.context = browser.new_context(viewport=VIEWPORT, **options)
+        self.context.route("**/*", self._only_this_site)
+        self.page = self.context.new_page()
+        self.page.set_default_timeout(10_000)
+        self.page.on("console", self._console)
+        self.page.on("pageerror", lambda error: self.problems.append(f"{self.page.url}: page error: {error}"))
+        self.page.on("response", self._response)
+
+    def _only_this_site(self, route):
+        if urlsplit(route.request.url).netloc == urlsplit(self.site.url).netloc:
+            route.continue_()
+        else:
+            self.off_site.append(route.request.url)
+            route.abort()
+
+    def _console(self, message):
+        if message.type == "error":
+            self.problems.append(f"{self.page.url}: console error: {message.text}")
+
+    def _response(self, response):
+        if response.status >= 400:
+            self.problems.append(f"{self.page.url}: HTTP {response.status} for {response.url}")
+
+    def goto(self, path: str):
+        self.page.goto(self.site.url + path, wait_until="load")
+        return self.page
+
+    def close(self):
+        self.context.close()
+
+
+@pytest.fixture(scope="session")
+def real_site(tmp_path_factory) -> BuiltSite:
+    return built_site("real", tmp_path_factory)
+
+
+@pytest.fixture(scope="session")
+def hostile_site(tmp_path_factory) -> BuiltSite:
+    return built_site("hostile", tmp_path_factory)
+
+
+@pytest.fixture
+def watched(browser, real_site):
+    session = Watched(browser, real_site)
+    yield session
+    session.close()
+    assert session.problems == []
+    assert session.off_site == []
+
+
+def sitemap_paths(site: BuiltSite) -> list[str]:
+    tree = ElementTree.parse(site.folder / "sitemap.xml")
+    locations = [el.text for el in tree.iter() if el.tag.endswith("loc")]
+    return sorted(urlsplit(loc).path.lstrip("/") for loc in locations)
+
+
+def table_ready(page):
+    page.wait_for_selector("#masrl-table-app[data-ready=true]")
+
+
+def shown_keys(page) -> set[str]:
+    return set(page.locator("#masrl-table-body tr[data-key]").evaluate_all("rows => rows.map(r => r.dataset.key)"))
+
+
+# ---------------------------------------------------------------------------------------------
+
+
+def test_every_page_loads_without_console_errors_or_off_site_requests(watched, real_site):
+    paths = sitemap_paths(real_site)
+    built = {p.relative_to(real_site.folder).parent.as_posix() for p in real_site.folder.rglob("index.html")}
+    assert len(paths) == len(built) > 100
+    for path in paths:
+        watched.goto(path)
+    watched.goto("table/")
+    table_ready(watched.page)  # the table page's script ran and fetched its data without an error
+
+
+def test_links_on_a_page_lead_to_pages_and_anchors_in_the_browser(watched):
+    page = watched.goto("entries/c3/")
+    page.locator('a.masrl-chip--credit_units[href$="#message"]').first.click()
+    page.wait_for_url(re.compile(r"/browse/credit_units/#message$"))
+    page.locator("h2#message").wait_for(state="visible")  # instant loading swaps the content in after the URL
+    page.locator('a[href$="entries/debate-as-reward/"]').first.click()
+    page.wait_for_url(re.compile(r"/entries/debate-as-reward/$"))
+    page.locator("article code", has_text="debate-as-reward").first.wait_for(state="visible")
+
+
+def test_entry_bibtex_block_has_a_copy_button(watched):
+    page = watched.goto("entries/puppeteer/")
+    block = page.locator("div.language-bibtex")
+    block.locator("button[data-md-type=copy], button.md-clipboard").first.wait_for(state="attached")
+    assert "@inproceedings{puppeteer," in block.inner_text()
+
+
+def test_search_finds_the_puppeteer_entry(watched):
+    page = watched.goto("")
+    page.locator("input.md-search__input").click()
+    page.keyboard.type("puppeteer")
+    result = page.locator('.md-search-result__item a[href*="entries/puppeteer/"]').first
+    result.wait_for(state="visible")
+    assert "Evolving Orchestration" in result.inner_text()
+
+
+def test_choosing_message_credit_leaves_the_two_message_level_entries_and_survives_reload(watched):
+    page = watched.goto("table/")
+    table_ready(page)
+    assert len(shown_keys(page)) == int(page.locator("#masrl-table-app").get_attribute("data-count")) > 50
+    page.locator('details[data-axis="credit_units"] > summary').click()
+    page.locator('input[data-axis="credit_units"][value="message"]').check()
+    page.wait_for_function("document.querySelector('#masrl-table-app').dataset.count === '2'")
+    assert shown_keys(page) == MESSAGE_LEVEL_KEYS
+    assert "credit_units=message" in page.url
+    assert "Showing 2 of" in page.locator("#masrl-table-status").inner_text()
+    shared = page.url
+    page.reload(wait_until="load")
+    table_ready(page)
+    assert shown_keys(page) == MESSAGE_LEVEL_KEYS
+    assert page.locator('input[data-axis="credit_units"][value="message"]').is_checked()
+    assert page.url == shared
+
+
+def test_table_combines_axes_years_text_and_sorting_from_the_keyboard(watched, real_site):
+    import json
+
+    data = json.loads((real_site.folder / "data" / "entries.json").read_text(encoding="utf-8"))
+    page = watched.goto("table/?credit_units=agent&credit_units=role&topology=centralized&from=2025&to=2026")
+    table_ready(page)
+    expected = {
+        e["key"] for e in data["entries"]
+        if {"agent", "role"} & set(e["tags"]["credit_units"]) and e["tags"]["topology"] == ["centralized"]
+        and 2025 <= e["year"] <= 2026
+    }
+    assert expected and shown_keys(page) == expected
+    # free text narrows further and lands in the URL
+    page.locator("#masrl-filter-text").fill("credit")
+    page.wait_for_function("new URLSearchParams(location.search).get('text') === 'credit'")
+    assert shown_keys(page) <= expected
+    # sort by title from the keyboard: Tab onto the header button, press Enter
+    page.locator("#masrl-reset").focus()
+    page.keyboard.press("Enter")
+    page.wait_for_function("location.search === ''")
+    page.locator('th[data-sort-key="title"] button').focus()
+    page.keyboard.press("Enter")
+    header = page.locator('th[data-sort-key="title"]')
+    assert header.get_attribute("aria-sort") == "ascending"
+    titles = page.locator("#masrl-table-body tr[data-key] .masrl-title").all_inner_texts()
+    assert titles == sorted(titles, key=str.lower)
+    page.keyboard.press("Enter")
+    assert header.get_attribute("aria-sort") == "descending"
+    assert "sort=-title" in page.url
+    # a checkbox toggles with the space bar
+    page.locator('details[data-axis="category"] > summary').focus()
+    page.keyboard.press("Enter")
+    page.locator('input[data-axis="category"][value="survey"]').focus()
+    page.keyboard.press("Space")
+    page.wait_for_function("new URLSearchParams(location.search).get('category') === 'survey'")
+    assert shown_keys(page) == {e["key"] for e in data["entries"] if e["tags"]["category"] == ["survey"]}
+
+
+def test_instant_loading_reinitialises_the_table(watched):
+    page = watched.goto("")
+    page.evaluate("window.__sameDocument = true")
+    page.locator('article a.md-button[href$="/table/"]').first.click()  # material makes hrefs absolute
+    table_ready(page)
+    assert page.evaluate("window.__sameDocument === true"), "instant loading should swap the page in place"
+    assert len(shown_keys(page)) > 50
+    page.locator("a.md-tabs__link", has_text="Analysis").click()
+    page.wait_for_url(re.compile(r"/statistics/$"))
+    page.locator('.masrl-cell a[href*="table/?"]').first.click()
+    table_ready(page)
+    assert page.evaluate("window.__sameDocument === true")
+    assert 0 < len(shown_keys(page)) < 84
+
+
+def test_hostile_strings_render_as_text_and_run_nothing(browser, hostile_site):
+    session = Watched(browser, hostile_site)
+    try:
+        for path in (f"entries/{HOSTILE_KEY}/", "papers/", "screening/", "browse/credit_units/", "entries/"):
+            page = session.goto(path)
+            page.wait_for_timeout(100)
+            assert page.evaluate("typeof window.__pwned") == "undefined", path
+            assert page.locator("img[src='x'], img[src='y'], iframe, a[href*='evil.example']").count() == 0, path
+        page = session.goto(f"entries/{HOSTILE_KEY}/")
+        assert page.locator("article h1").inner_text().rstrip("¶").strip() == HOSTILE_TITLE
+        assert page.title().startswith(HOSTILE_TITLE)
+        page = session.goto("table/?text=pwned")
+        table_ready(page)
+        assert page.locator("#masrl-table-body .masrl-title").all_inner_texts() == [HOSTILE_TITLE]
+        page.locator("input.md-search__input").click()
+        page.keyboard.type("config")  # a word of the hostile title
+        page.locator(".md-search-result__item").first.wait_for(state="visible")
+        page.wait_for_timeout(200)
+        assert page.evaluate("typeof window.__pwned") == "undefined"
+        assert page.locator(".md-search-result img, .md-search-result script").count() == 0
+    finally:
+        session.close()
+    assert session.off_site == []
+    assert [p for p in session.problems if "favicon" not in p] == []
+
+
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+def test_screenshots_of_the_main_pages(browser, real_site, scheme):
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    session = Watched(browser, real_site, color_scheme=scheme)
+    try:
+        pages = {
+            "home": "",
+            "papers": "papers/",
+            "entry": "entries/puppeteer/",
+            "statistics": "statistics/",
+            "table": "table/?credit_units=message",
+        }
+        for name, path in pages.items():
+            page = session.goto(path)
+            if name == "table":
+                table_ready(page)
+            page.wait_for_load_state("networkidle")
+            body_scheme = page.evaluate("document.body.getAttribute('data-md-color-scheme')")
+            assert body_scheme == ("slate" if scheme == "dark" else "default")
+            page.screenshot(path=str(SCREENSHOTS / f"{name}-{scheme}.png"))
+    finally:
+        session.close()
+    assert session.problems == []
+
+
+def test_palette_toggle_switches_between_light_and_dark(watched):
+    page = watched.goto("")
+    before = page.evaluate("document.body.getAttribute('data-md-color-scheme')")
+    page.locator("form[data-md-component=palette] label:visible").first.click()
+    page.wait_for_function(f"document.body.getAttribute('data-md-color-scheme') !== '{before}'")

@@ -1,0 +1,7 @@
+"""The one exception of the site package: what stops a build, with a message for the user."""
+
+from __future__ import annotations
+
+
+class SiteError(Exception):
+    """The site cannot be built; the message says why (and lists mkdocs' warnings in strict mode)."""
