@@ -43,6 +43,7 @@ import click
 import yaml
 
 from . import yamlio
+from .annotations import github_annotation
 from .model import Corpus, Entry
 from .stats import NOT_APPLICABLE, countable_fields, entries_with_value, entry_values
 from .taxonomy import Condition
@@ -600,16 +601,8 @@ def render_json(results: list[ClaimResult]) -> str:
     return json.dumps(results_data(results), indent=2, sort_keys=True, ensure_ascii=False) + "\n"
 
 
-def _escape_data(text: str) -> str:
-    return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
-
-
-def _escape_property(text: str) -> str:
-    return _escape_data(text).replace(":", "%3A").replace(",", "%2C")
-
-
 def _annotation(path: str, line: int, title: str, message: str) -> str:
-    return f"::error file={_escape_property(path)},line={line},title={_escape_property(title)}::{_escape_data(message)}"
+    return github_annotation("error", path, line, title, message)
 
 
 def render_github(results: list[ClaimResult], corpus: Corpus) -> str:

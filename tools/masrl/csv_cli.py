@@ -27,19 +27,26 @@ def import_group() -> None:
 @click.option("--dry-run", is_flag=True, help="Show what would be written, write nothing.")
 def import_csv(csv_file: Path, root: str | None, force: bool, dry_run: bool) -> None:
     """Import papers.csv or excluded.csv (the artifact layout) into corpus/ or exclusions/."""
-    from .csvio import CsvLayoutError, apply_plan, plan_import
+    from .csvio import CsvLayoutError, plan_import
 
     project = project_from(root)
     try:
         plan = plan_import(csv_file, project, force=force)
     except CsvLayoutError as exc:
         _fail("\n".join(exc.problems) + "\nnothing was written")
+    _carry_out(plan, project, dry_run, plan.kind, "--force overwrites")
+
+
+def _carry_out(plan, project, dry_run: bool, label: str, force_hint: str, extra_summary: str = "") -> None:
+    """Report each planned file, write them unless it is a dry run, and summarise."""
+    from .csvio import apply_plan
+
     for planned in plan.files:
         if planned.status == "unchanged":
             continue
         rel = project.relative(planned.path)
         if planned.status == "exists":
-            click.echo(f"kept    {rel} (differs in {', '.join(planned.changed_fields)}; --force overwrites)")
+            click.echo(f"kept    {rel} (differs in {', '.join(planned.changed_fields)}; {force_hint})")
         else:
             verb = {"create": "would create" if dry_run else "created", "update": "would update" if dry_run else "updated"}
             extra = f" ({', '.join(planned.changed_fields)})" if planned.changed_fields else ""
@@ -47,8 +54,8 @@ def import_csv(csv_file: Path, root: str | None, force: bool, dry_run: bool) -> 
     if not dry_run:
         apply_plan(plan)
     click.echo(
-        f"{plan.kind}: {plan.count('create')} new, {plan.count('update')} updated, "
-        f"{plan.count('unchanged')} unchanged, {plan.count('exists')} kept"
+        f"{label}: {plan.count('create')} new, {plan.count('update')} updated, "
+        f"{plan.count('unchanged')} unchanged, {plan.count('exists')} kept{extra_summary}"
         + (" (dry run: nothing written)" if dry_run else "")
     )
     if not dry_run and plan.count("create") + plan.count("update"):
@@ -92,7 +99,6 @@ def export_csv_command(root: str | None, kind: str, output: Path | None) -> None
 def import_bib(bib_file: Path, root: str | None, force: bool, dry_run: bool) -> None:
     """Scaffold corpus entries from a BibTeX file (tags left as TODO; known papers skipped)."""
     from .bibtex import BibtexError, plan_bib_import
-    from .csvio import apply_plan
 
     project = project_from(root)
     try:
@@ -101,25 +107,8 @@ def import_bib(bib_file: Path, root: str | None, force: bool, dry_run: bool) -> 
         _fail("\n".join(exc.problems) + "\nnothing was written")
     for bib_key, why in plan.skipped:
         click.echo(f"skipped {bib_key}: {why}")
-    for planned in plan.files:
-        if planned.status == "unchanged":
-            continue
-        rel = project.relative(planned.path)
-        if planned.status == "exists":
-            click.echo(f"kept    {rel} (differs in {', '.join(planned.changed_fields)}; --force updates)")
-        else:
-            verb = {"create": "would create" if dry_run else "created", "update": "would update" if dry_run else "updated"}
-            extra = f" ({', '.join(planned.changed_fields)})" if planned.changed_fields else ""
-            click.echo(f"{verb[planned.status]:<12} {rel}{extra}")
-    if not dry_run:
-        apply_plan(plan)
-    click.echo(
-        f"bib: {plan.count('create')} new, {plan.count('update')} updated, {plan.count('unchanged')} unchanged, "
-        f"{plan.count('exists')} kept, {len(plan.skipped)} skipped as already recorded"
-        + (" (dry run: nothing written)" if dry_run else "")
-    )
-    if not dry_run and plan.count("create") + plan.count("update"):
-        click.echo("next: fill the TODO placeholders, then run `masrl validate`")
+    _carry_out(plan, project, dry_run, "bib", "--force updates",
+               f", {len(plan.skipped)} skipped as already recorded")
 
 
 def _write_or_print(text: str, output: Path | None) -> None:

@@ -18,6 +18,7 @@ from pathlib import Path
 from rapidfuzz import fuzz
 
 from . import identifiers as ids
+from .annotations import github_annotation
 from .model import (
     ENTRY_FIELDS,
     EXCLUSION_FIELDS,
@@ -56,18 +57,9 @@ class Problem:
         return text + (f"\n    hint: {self.hint}" if self.hint else "")
 
     def as_github(self) -> str:
-        def escape_data(text: str) -> str:
-            return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
-
-        def escape_property(text: str) -> str:
-            return escape_data(text).replace(":", "%3A").replace(",", "%2C")
-
         level = "error" if self.severity == "error" else "warning"
         message = self.message + (f". Hint: {self.hint}" if self.hint else "")
-        return (
-            f"::{level} file={escape_property(self.path)},line={self.line},"
-            f"title={escape_property('masrl validate ' + self.code)}::{escape_data(message)}"
-        )
+        return github_annotation(level, self.path, self.line, f"masrl validate {self.code}", message)
 
 
 @dataclass

@@ -37,6 +37,8 @@ from typing import Annotated, Any, Literal
 
 import msgspec
 
+from ..annotations import github_annotation
+
 from .io import (
     JsonSyntaxError,
     find_trace_files,
@@ -87,17 +89,9 @@ class TraceProblem:
         return text + (f"\n    hint: {self.hint}" if self.hint else "")
 
     def as_github(self) -> str:
-        def escape_data(text: str) -> str:
-            return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
-
-        def escape_property(text: str) -> str:
-            return escape_data(text).replace(":", "%3A").replace(",", "%2C")
-
         level = "error" if self.severity == "error" else "warning"
         message = f"{self.path}: {self.message}" + (f". Hint: {self.hint}" if self.hint else "")
-        line = f",line={self.line}" if self.line is not None else ""
-        title = escape_property(f"masrl trace {self.code}")
-        return f"::{level} file={escape_property(self.file)}{line},title={title}::{escape_data(message)}"
+        return github_annotation(level, self.file, self.line, f"masrl trace {self.code}", message)
 
 
 @dataclass(frozen=True)
