@@ -24,6 +24,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass
 from itertools import product
@@ -234,10 +235,12 @@ def crosstab(corpus: Corpus, row_field: str, column_field: str) -> pd.DataFrame:
         for pair in product(entry_values(entry, row_field, taxonomy), entry_values(entry, column_field, taxonomy))
     ]
     rows, columns = field_values(corpus, row_field), field_values(corpus, column_field)
-    table = pd.DataFrame(0, index=pd.Index(rows, name=row_field), columns=pd.Index(columns, name=column_field))
-    for row, column in pairs:
-        table.loc[row, column] += 1
-    return table.astype("int64")
+    # Count in plain Python and build the frame once: cell-by-cell .loc updates are slow.
+    counts = Counter(pairs)
+    cells = [[counts.get((row, column), 0) for column in columns] for row in rows]
+    return pd.DataFrame(
+        cells, index=pd.Index(rows, name=row_field), columns=pd.Index(columns, name=column_field), dtype="int64"
+    )
 
 
 def exclusion_counts(corpus: Corpus, field_name: str) -> pd.DataFrame:
