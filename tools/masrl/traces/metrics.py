@@ -37,6 +37,7 @@ from .validate import (
     TraceReport,
     TraceView,
     check_document,
+    compressed_adjacency,
     topological_order,
     unreadable,
     validate_trace,
@@ -139,16 +140,7 @@ def heaviest_path(weights: list, sources: list[int], targets: list[int]) -> floa
         if len(order) != node_count:
             raise ValueError("the dependency graph has a cycle")
     # Predecessors of each node, compressed: predecessors[offsets[v]:offsets[v + 1]].
-    offsets = [0] * (node_count + 1)
-    for node, count in Counter(targets).items():
-        offsets[node + 1] = count
-    for node in range(node_count):
-        offsets[node + 1] += offsets[node]
-    predecessors = [0] * len(targets)
-    cursor = offsets[:-1]
-    for source, target in zip(sources, targets):
-        predecessors[cursor[target]] = source
-        cursor[target] += 1
+    offsets, predecessors = compressed_adjacency(node_count, targets, sources)
     finish = [0.0] * node_count
     for node in order:
         start, end = offsets[node], offsets[node + 1]

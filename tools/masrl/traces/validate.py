@@ -38,7 +38,6 @@ from typing import Annotated, Any, Literal
 import msgspec
 
 from ..annotations import github_annotation
-
 from .io import (
     JsonSyntaxError,
     find_trace_files,
@@ -692,6 +691,24 @@ def _check_spawns(view: TraceView, out: _Collector) -> None:
         )
 
 
+def compressed_adjacency(node_count: int, keys: list[int], values: list[int]) -> tuple[list[int], list[int]]:
+    """For edges keys[i] -> values[i]: the neighbours of node v are neighbours[offsets[v]:offsets[v + 1]].
+
+    Two flat integer lists instead of a list per node keep a million-event graph small.
+    """
+    offsets = [0] * (node_count + 1)
+    for node, count in Counter(keys).items():
+        offsets[node + 1] = count
+    for node in range(node_count):
+        offsets[node + 1] += offsets[node]
+    neighbours = [0] * len(keys)
+    cursor = offsets[:-1]
+    for key, value in zip(keys, values):
+        neighbours[cursor[key]] = value
+        cursor[key] += 1
+    return offsets, neighbours
+
+
 def topological_order(node_count: int, sources: list[int], targets: list[int]) -> list[int]:
     """Kahn's algorithm over integer-indexed edges; ready nodes leave in index order (FIFO).
 
@@ -700,16 +717,7 @@ def topological_order(node_count: int, sources: list[int], targets: list[int]) -
     indegree = [0] * node_count
     for node, count in Counter(targets).items():
         indegree[node] = count
-    offsets = [0] * (node_count + 1)
-    for node, count in Counter(sources).items():
-        offsets[node + 1] = count
-    for node in range(node_count):
-        offsets[node + 1] += offsets[node]
-    successors = [0] * len(sources)
-    cursor = offsets[:-1]
-    for source, target in zip(sources, targets):
-        successors[cursor[source]] = target
-        cursor[source] += 1
+    offsets, successors = compressed_adjacency(node_count, sources, targets)
     order = [node for node in range(node_count) if not indegree[node]]
     head = 0
     while head < len(order):
