@@ -6,7 +6,6 @@ import shutil
 from pathlib import Path
 
 import pytest
-
 from masrl import yamlio
 from masrl.model import ENTRY_SCHEMA_LINE, EXCLUSION_SCHEMA_LINE, Project
 

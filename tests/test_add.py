@@ -16,7 +16,6 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-
 from conftest import entry_data, exclusion_data, write_entry, write_exclusion
 from fixtures.arxiv.fake_arxiv import FakeArxiv
 from masrl import yamlio

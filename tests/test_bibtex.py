@@ -9,7 +9,6 @@ from pathlib import Path
 import bibtexparser
 import pytest
 from click.testing import CliRunner
-
 from conftest import REPO_ROOT, entry_data, write_entry
 from masrl import yamlio
 from masrl.bibtex import (

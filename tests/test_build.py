@@ -7,7 +7,6 @@ import shutil
 
 import pytest
 from click.testing import CliRunner
-
 from conftest import entry_data, write_entry
 from masrl import build
 from masrl.cli import main

@@ -8,7 +8,6 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-
 from conftest import REPO_ROOT, entry_data, write_entry
 from masrl.claims import (
     LedgerError,

@@ -7,7 +7,6 @@ import io
 from pathlib import Path
 
 from click.testing import CliRunner
-
 from conftest import REPO_ROOT
 from masrl.cli import main
 from masrl.csvio import EXCLUSIONS_HEADER, PAPERS_HEADER, PAPERS_HEADER_WITHOUT_SUMMARY, export_csv

@@ -7,7 +7,6 @@ import json
 import pandas as pd
 import pytest
 from click.testing import CliRunner
-
 from conftest import REPO_ROOT, entry_data, write_entry
 from masrl.cli import main
 from masrl.gaps import (

@@ -6,7 +6,6 @@ import xml.etree.ElementTree as ElementTree
 
 import pytest
 from click.testing import CliRunner
-
 from conftest import REPO_ROOT
 from masrl import plots
 from masrl.cli import main

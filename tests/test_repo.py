@@ -8,7 +8,6 @@ import tomllib
 
 import click
 from click.testing import CliRunner
-
 from conftest import REPO_ROOT
 from masrl.cli import LAZY_COMMANDS, main
 

@@ -6,7 +6,6 @@ import json
 
 import jsonschema
 import pytest
-
 from conftest import REPO_ROOT, entry_data
 from masrl import yamlio
 from masrl.model import ENTRY_SCHEMA_LINE, EXCLUSION_SCHEMA_LINE

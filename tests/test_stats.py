@@ -9,7 +9,6 @@ import shutil
 
 import pytest
 from click.testing import CliRunner
-
 from conftest import REPO_ROOT, entry_data, write_entry
 from masrl.cli import main
 from masrl.model import Project, load_corpus

@@ -9,10 +9,9 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
+from conftest import REPO_ROOT, entry_data, exclusion_data, write_entry, write_exclusion
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-
-from conftest import REPO_ROOT, entry_data, exclusion_data, write_entry, write_exclusion
 from masrl.cli import main
 from masrl.model import Project
 from masrl.validate import validate_project

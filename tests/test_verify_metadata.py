@@ -9,8 +9,6 @@ from xml.sax.saxutils import escape
 
 import pytest
 from click.testing import CliRunner
-from werkzeug import Request, Response
-
 from conftest import REPO_ROOT, entry_data, write_entry
 from fixtures.arxiv.fake_arxiv import API_PATH, FEED_TEMPLATE, FakeArxiv
 from masrl import identifiers as ids
@@ -25,6 +23,7 @@ from masrl.verify_metadata import (
     entries_with_arxiv_ids,
     verify_metadata,
 )
+from werkzeug import Request, Response
 
 runner = CliRunner()
 

@@ -10,7 +10,6 @@ import subprocess
 from pathlib import Path
 
 import pytest
-
 from conftest import REPO_ROOT
 from masrl import yamlio
 from masrl.model import ENTRY_FIELDS

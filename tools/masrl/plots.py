@@ -16,9 +16,9 @@ from collections.abc import Callable
 from contextlib import contextmanager
 
 import matplotlib
+import matplotlib.ticker
 import numpy as np
 from matplotlib.figure import Figure
-import matplotlib.ticker
 from matplotlib.patches import FancyBboxPatch, Patch, Rectangle
 
 from .gaps import DEFAULT_SPARSE
