@@ -7,8 +7,7 @@ from pathlib import Path
 
 import click
 
-from .cli import root_option
-from .stats_cli import load_or_exit
+from .cli import load_or_exit, root_option
 
 
 @click.command("claims")

@@ -7,6 +7,7 @@ pattern), so `masrl validate` does not pay for pandas or matplotlib.
 from __future__ import annotations
 
 import importlib
+import sys
 from pathlib import Path
 
 import click
@@ -60,6 +61,33 @@ class LazyGroup(click.Group):
 def project_from(root: str | None) -> Project:
     return Project(Path(root).resolve()) if root else find_project()
 
+
+def load_or_exit(root: str | None, allow_placeholders: bool = False):
+    """The validated corpus, or the validation report on stderr and exit status 1."""
+    from .model import CorpusInvalid, load_corpus
+
+    try:
+        return load_corpus(project_from(root), allow_placeholders=allow_placeholders)
+    except CorpusInvalid as exc:
+        click.echo(exc.report.render("text"), err=True)
+        sys.exit(1)
+
+
+def emit(text: str, output: Path | None) -> None:
+    """Write ``text`` to ``output`` (atomically) or to standard output."""
+    if output:
+        from .yamlio import write_atomic
+
+        write_atomic(output, text)
+        click.echo(f"wrote {output}", err=True)
+    else:
+        click.echo(text, nl=False)
+
+
+output_option = click.option(
+    "-o", "--output", type=click.Path(dir_okay=False, path_type=Path), default=None,
+    help="File to write (default: standard output).",
+)
 
 root_option = click.option(
     "--root",

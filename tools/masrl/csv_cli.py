@@ -7,7 +7,7 @@ from pathlib import Path
 
 import click
 
-from .cli import project_from, root_option
+from .cli import emit, load_or_exit, output_option, project_from, root_option
 
 
 def _fail(message: str) -> None:
@@ -70,25 +70,12 @@ def export_group() -> None:
 @export_group.command("csv")
 @root_option
 @click.option("--kind", type=click.Choice(["papers", "exclusions"]), default="papers", show_default=True)
-@click.option("-o", "--output", type=click.Path(dir_okay=False, path_type=Path), default=None,
-              help="File to write (default: standard output).")
+@output_option
 def export_csv_command(root: str | None, kind: str, output: Path | None) -> None:
     """Export entries (papers) or the screening log (exclusions) in the artifact's CSV layout."""
     from .csvio import export_csv
-    from .model import CorpusInvalid, load_corpus
 
-    try:
-        corpus = load_corpus(project_from(root), allow_placeholders=True)
-    except CorpusInvalid as exc:
-        _fail(exc.report.render("text"))
-    text = export_csv(corpus, kind)
-    if output:
-        from .yamlio import write_atomic
-
-        write_atomic(output, text)
-        click.echo(f"wrote {output}", err=True)
-    else:
-        click.echo(text, nl=False)
+    emit(export_csv(load_or_exit(root, allow_placeholders=True), kind), output)
 
 
 @import_group.command("bib")
@@ -111,43 +98,22 @@ def import_bib(bib_file: Path, root: str | None, force: bool, dry_run: bool) -> 
                f", {len(plan.skipped)} skipped as already recorded")
 
 
-def _write_or_print(text: str, output: Path | None) -> None:
-    if output:
-        from .yamlio import write_atomic
-
-        write_atomic(output, text)
-        click.echo(f"wrote {output}", err=True)
-    else:
-        click.echo(text, nl=False)
-
-
-def _load_for_export(root: str | None, allow_placeholders: bool):
-    from .model import CorpusInvalid, load_corpus
-
-    try:
-        return load_corpus(project_from(root), allow_placeholders=allow_placeholders)
-    except CorpusInvalid as exc:
-        _fail(exc.report.render("text"))
-
-
 @export_group.command("bib")
 @root_option
-@click.option("-o", "--output", type=click.Path(dir_okay=False, path_type=Path), default=None,
-              help="File to write (default: standard output).")
+@output_option
 def export_bib_command(root: str | None, output: Path | None) -> None:
     """Export every entry as BibTeX, keyed and sorted by corpus key (untagged entries too)."""
     from .bibtex import export_bibtex
 
-    _write_or_print(export_bibtex(_load_for_export(root, allow_placeholders=True).entries), output)
+    emit(export_bibtex(load_or_exit(root, allow_placeholders=True).entries), output)
 
 
 @export_group.command("json")
 @root_option
-@click.option("-o", "--output", type=click.Path(dir_okay=False, path_type=Path), default=None,
-              help="File to write (default: standard output).")
+@output_option
 def export_json_command(root: str | None, output: Path | None) -> None:
     """Export entries, exclusions and the taxonomy as one deterministic JSON document."""
     from .bibtex import export_json
 
     # Strict: the site must never show a TODO.
-    _write_or_print(export_json(_load_for_export(root, allow_placeholders=False)), output)
+    emit(export_json(load_or_exit(root, allow_placeholders=False)), output)

@@ -6,9 +6,8 @@ from pathlib import Path
 
 import click
 
-from .cli import root_option
+from .cli import emit, load_or_exit, output_option, root_option
 from .gaps import DEFAULT_SPARSE
-from .stats_cli import emit, load_or_exit, output_option
 
 
 @click.command("gaps")

@@ -6,9 +6,8 @@ from pathlib import Path
 
 import click
 
-from .cli import project_from, root_option
+from .cli import load_or_exit, project_from, root_option
 from .plots import FIGURES, FORMATS
-from .stats_cli import load_or_exit
 
 
 @click.command("plots")

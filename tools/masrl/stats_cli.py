@@ -2,38 +2,11 @@
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
 import click
 
-from .cli import project_from, root_option
-from .model import Corpus, CorpusInvalid, load_corpus
-
-output_option = click.option(
-    "-o", "--output", type=click.Path(dir_okay=False, path_type=Path), default=None,
-    help="File to write (default: standard output).",
-)
-
-
-def load_or_exit(root: str | None) -> Corpus:
-    """The validated corpus, or the validation report and exit status 1."""
-    try:
-        return load_corpus(project_from(root))
-    except CorpusInvalid as exc:
-        click.echo(exc.report.render("text"), err=True)
-        sys.exit(1)
-
-
-def emit(text: str, output: Path | None) -> None:
-    """Write to ``output`` or standard output."""
-    if output:
-        from .yamlio import write_atomic
-
-        write_atomic(output, text)
-        click.echo(f"wrote {output}", err=True)
-    else:
-        click.echo(text, nl=False)
+from .cli import emit, load_or_exit, output_option, root_option
 
 
 @click.command("stats")
