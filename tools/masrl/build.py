@@ -10,11 +10,10 @@ from __future__ import annotations
 import difflib
 from collections.abc import Callable
 from dataclasses import dataclass
-from pathlib import Path
 
 from . import schemas
 from .model import Corpus, Project, load_corpus
-from .yamlio import write_atomic
+from .yamlio import write_if_changed
 
 Generated = dict[str, bytes]
 Generator = Callable[[Corpus], Generated]
@@ -66,9 +65,7 @@ def build(project: Project) -> list[str]:
     corpus = load_corpus(project)
     written = []
     for rel, content in generate_all(corpus).items():
-        target = project.root / rel
-        if not target.exists() or target.read_bytes() != content:
-            _write_bytes(target, content)
+        if write_if_changed(project.root / rel, content):
             written.append(rel)
     return written
 
@@ -83,16 +80,6 @@ def check(project: Project) -> list[StaleFile]:
         if current != content:
             stale.append(StaleFile(rel, _diff(rel, current, content)))
     return stale
-
-
-def _write_bytes(target: Path, content: bytes) -> None:
-    try:
-        write_atomic(target, content.decode("utf-8"))
-    except UnicodeDecodeError:  # figures in PNG
-        target.parent.mkdir(parents=True, exist_ok=True)
-        temporary = target.with_name(f".{target.name}.tmp")
-        temporary.write_bytes(content)
-        temporary.replace(target)
 
 
 def _diff(rel: str, current: bytes | None, fresh: bytes) -> str:

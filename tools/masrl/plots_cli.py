@@ -8,6 +8,7 @@ import click
 
 from .cli import load_or_exit, project_from, root_option
 from .plots import FIGURES, FORMATS
+from .yamlio import write_if_changed
 
 
 @click.command("plots")
@@ -28,12 +29,8 @@ def plots_command(root: str | None, names: tuple[str, ...], formats: tuple[str, 
     changed = 0
     for rel, content in files.items():
         path = target / Path(rel).name
-        if path.exists() and path.read_bytes() == content:
+        if not write_if_changed(path, content):
             continue
-        path.parent.mkdir(parents=True, exist_ok=True)
-        temporary = path.with_name(f".{path.name}.tmp")
-        temporary.write_bytes(content)
-        temporary.replace(path)
         changed += 1
         click.echo(f"wrote {path}")
     click.echo(f"plots: {len(files)} file(s), {changed} changed")

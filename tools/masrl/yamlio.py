@@ -182,9 +182,20 @@ def dumps(data: Any, header: str | None = None) -> str:
     return (header + "\n" if header else "") + body
 
 
-def write_atomic(path: Path, text: str) -> None:
+def write_atomic(path: Path, content: str | bytes) -> None:
     """Write through a temporary file and rename, so a crash never leaves half a file."""
     path.parent.mkdir(parents=True, exist_ok=True)
     temporary = path.with_name(f".{path.name}.tmp")
-    temporary.write_text(text, encoding="utf-8", newline="\n")
+    if isinstance(content, bytes):
+        temporary.write_bytes(content)
+    else:
+        temporary.write_text(content, encoding="utf-8", newline="\n")
     temporary.replace(path)
+
+
+def write_if_changed(path: Path, content: bytes) -> bool:
+    """Write atomically unless the file already holds exactly these bytes; True when written."""
+    if path.is_file() and path.read_bytes() == content:
+        return False
+    write_atomic(path, content)
+    return True
