@@ -346,12 +346,13 @@ def _check_file(record: RawRecord, rel: str, taxonomy: Taxonomy, specs, problems
     if not isinstance(record.data, dict):
         problems.append(Problem(rel, 1, "the file must hold one mapping of field: value", "", "error", "type"))
         return False
-    before = len([p for p in problems if p.severity == "error"])
+    first_new = len(problems)
     checker = _RecordChecker(record, rel, taxonomy, problems, allow_placeholders)
     checker.check_fields(specs)
     if specs is ENTRY_FIELDS:
         checker.check_rules()
-    return len([p for p in problems if p.severity == "error"]) == before
+    # Only this file's problems are scanned, so checking many files stays linear.
+    return not any(p.severity == "error" for p in problems[first_new:])
 
 
 def _duplicate_problems(items: list[tuple[str, RawRecord, str]], problems: list[Problem]) -> None:
@@ -439,11 +440,13 @@ def validate_project(project: Project, allow_placeholders: bool = False) -> Repo
     taxonomy = project.taxonomy()
     problems: list[Problem] = []
     entries, exclusions, identity_items = [], [], []
+    files_read = 0
     for paths, specs, build, sink, key_field in (
         (project.entry_paths(), ENTRY_FIELDS, entry_from_data, entries, "key"),
         (project.exclusion_paths(), EXCLUSION_FIELDS, exclusion_from_data, exclusions, "record_id"),
     ):
         for record in read_records(paths):
+            files_read += 1
             rel = project.relative(record.path)
             if _check_file(record, rel, taxonomy, specs, problems, allow_placeholders):
                 sink.append(build(record.data, record.path))
@@ -451,7 +454,7 @@ def validate_project(project: Project, allow_placeholders: bool = False) -> Repo
                 key = record.data.get(key_field)
                 identity_items.append((rel, record, str(key) if key is not None else record.path.stem))
     _duplicate_problems(identity_items, problems)
-    if not project.entry_paths() and not project.exclusion_paths():
+    if not files_read:
         problems.append(Problem(project.relative(project.root) or ".", 1, "no corpus/ or exclusions/ YAML files were found here", "run masrl from a corpus checkout or pass --root", "error", "no-data"))
     problems.sort(key=lambda p: (p.path, p.line, p.message))
     corpus = Corpus(project, taxonomy, entries, exclusions)
