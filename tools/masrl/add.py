@@ -19,8 +19,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from rapidfuzz import fuzz
-
 from . import identifiers as ids
 from . import yamlio
 from .model import (
@@ -32,7 +30,7 @@ from .model import (
     Project,
     read_records,
 )
-from .validate import RECORD_ID_PATTERN, TITLE_SIMILARITY
+from .validate import RECORD_ID_PATTERN
 
 if TYPE_CHECKING:  # the arXiv client (requests, lxml) is imported only when a paper is fetched
     from .arxiv_client import ArxivSettings, PaperMetadata
@@ -93,7 +91,7 @@ def find_duplicate(records: list[KnownRecord], identities: set[str], title: str,
     for record in records:
         if record.rel == skip or not title_key or not record.title_key:
             continue
-        if title_key == record.title_key or fuzz.ratio(title_key, record.title_key) >= TITLE_SIMILARITY:
+        if ids.same_title(title_key, record.title_key):
             return f"{record.rel} (near-identical title)"
     return None
 

@@ -5,6 +5,8 @@ from __future__ import annotations
 import re
 from urllib.parse import urlparse
 
+from rapidfuzz import fuzz
+
 # New style: YYMM.NNNN (2007-2014) or YYMM.NNNNN (2015 on), optional version.
 ARXIV_NEW = re.compile(r"^(?P<yy>\d{2})(?P<mm>0[1-9]|1[0-2])\.\d{4,5}(?:v\d+)?$")
 # Old style: archive(.SUBJ)/YYMMNNN, e.g. hep-th/9901001 or math.GT/0309136.
@@ -121,3 +123,11 @@ def normalized_keys(identifiers: dict | None, record_identifier: str | None = No
 def normalize_title(title: str) -> str:
     """Lower-case letters and digits only, single-spaced: the form near-duplicate titles are compared in."""
     return " ".join(re.sub(r"[^0-9a-z]+", " ", title.casefold()).split())
+
+
+TITLE_SIMILARITY = 95  # rapidfuzz ratio at or above which two titles count as the same paper
+
+
+def same_title(first: str, second: str) -> bool:
+    """Whether two titles, already passed through normalize_title, name the same paper."""
+    return first == second or fuzz.ratio(first, second) >= TITLE_SIMILARITY

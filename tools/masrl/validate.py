@@ -15,8 +15,6 @@ from collections import defaultdict
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
-from rapidfuzz import fuzz
-
 from . import identifiers as ids
 from .annotations import github_annotation
 from .model import (
@@ -39,7 +37,6 @@ RECORD_ID_PATTERN = re.compile(r"^E\d{3,}$")
 DATE_PATTERN = re.compile(r"^\d{4}-\d{2}-\d{2}$")
 VERSION_PATTERN = re.compile(r"^v\d+$")
 NOT_APPLICABLE_SPELLINGS = {"na", "n/a", "none", "null", "-", "not applicable"}
-TITLE_SIMILARITY = 95  # rapidfuzz ratio at or above which two titles count as the same paper
 EARLIEST_YEAR = 1900
 
 
@@ -427,7 +424,7 @@ def _similar_titles(titles):
                 pair = tuple(sorted((a[1], b[1])))
                 if pair in seen or a[1] == b[1]:
                     continue
-                if a[0] == b[0] or fuzz.ratio(a[0], b[0]) >= TITLE_SIMILARITY:
+                if ids.same_title(a[0], b[0]):
                     seen.add(pair)
                     yield (a, b) if a[1] < b[1] else (b, a)
 
