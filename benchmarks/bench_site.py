@@ -26,8 +26,8 @@ MEASURE = r"""
 import json, resource, sys, time
 from pathlib import Path
 start = time.perf_counter()
-from masrl.model import Project, load_corpus
-from masrl.site.builder import default_paths, generate_docs, run_mkdocs, sync_tree
+from masrl.model.records import Project, load_corpus
+from masrl.render.site.builder import default_paths, generate_docs, run_mkdocs, sync_tree
 project = Project(Path(sys.argv[1]))
 paths = default_paths(project, output=Path(sys.argv[2]) / "site", staging=Path(sys.argv[2]) / "site-src")
 phases = {}

@@ -6,8 +6,8 @@ import shutil
 from pathlib import Path
 
 import pytest
-from masrl import yamlio
-from masrl.model import ENTRY_SCHEMA_LINE, EXCLUSION_SCHEMA_LINE, Project
+from masrl.model import yamlio
+from masrl.model.records import ENTRY_SCHEMA_LINE, EXCLUSION_SCHEMA_LINE, Project
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 

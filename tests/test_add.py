@@ -18,9 +18,9 @@ import pytest
 from click.testing import CliRunner
 from conftest import entry_data, exclusion_data, write_entry, write_exclusion
 from fixtures.arxiv.fake_arxiv import FakeArxiv
-from masrl import yamlio
-from masrl.add import AddRefused, ExclusionChoice, add_paper, generate_key, title_acronym
-from masrl.arxiv_client import (
+from masrl.model import yamlio
+from masrl.imports.add import AddRefused, ExclusionChoice, add_paper, generate_key, title_acronym
+from masrl.imports.arxiv import (
     ArxivBadAnswer,
     ArxivNotFound,
     ArxivRateLimited,
@@ -33,8 +33,8 @@ from masrl.arxiv_client import (
     surname_first,
 )
 from masrl.cli import main
-from masrl.model import ENTRY_FIELDS, ENTRY_SCHEMA_LINE, PLACEHOLDER, Project
-from masrl.validate import validate_project
+from masrl.model.records import ENTRY_FIELDS, ENTRY_SCHEMA_LINE, PLACEHOLDER, Project
+from masrl.check.validate import validate_project
 
 runner = CliRunner()
 MASRL = Path(sys.executable).with_name("masrl")

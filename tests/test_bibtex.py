@@ -10,8 +10,8 @@ import bibtexparser
 import pytest
 from click.testing import CliRunner
 from conftest import REPO_ROOT, entry_data, write_entry
-from masrl import yamlio
-from masrl.bibtex import (
+from masrl.model import yamlio
+from masrl.exports.bibtex import (
     BibtexError,
     export_bibtex,
     export_json,
@@ -20,9 +20,9 @@ from masrl.bibtex import (
     protect_title,
 )
 from masrl.cli import main
-from masrl.csvio import apply_plan
-from masrl.model import PLACEHOLDER, Project, entry_from_data, load_corpus
-from masrl.validate import validate_project
+from masrl.exports.csv import apply_plan
+from masrl.model.records import PLACEHOLDER, Project, entry_from_data, load_corpus
+from masrl.check.validate import validate_project
 
 runner = CliRunner()
 

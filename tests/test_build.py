@@ -8,10 +8,10 @@ import shutil
 import pytest
 from click.testing import CliRunner
 from conftest import entry_data, write_entry
-from masrl import build
+from masrl.render import build
 from masrl.cli import main
-from masrl.model import load_corpus
-from masrl.readme_list import (
+from masrl.model.records import load_corpus
+from masrl.render.readme import (
     BEGIN_MARKER,
     END_MARKER,
     ReadmeMarkersError,
@@ -21,7 +21,7 @@ from masrl.readme_list import (
     replace_block,
     safe_url,
 )
-from masrl.snapshot import stats_snapshot
+from masrl.render.stats_page import stats_snapshot
 
 README = f"""# masrl
 
@@ -42,7 +42,7 @@ Hand-written closing words.
 @pytest.fixture
 def readme_only(monkeypatch):
     """Only the README generator: the figures are slow and not under test here."""
-    monkeypatch.setattr(build, "GENERATOR_HOOKS", [("masrl.readme_list", "readme_files")])
+    monkeypatch.setattr(build, "GENERATOR_HOOKS", [("masrl.render.readme", "readme_files")])
 
 
 # -- the README block ---------------------------------------------------------------------------

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 from conftest import REPO_ROOT, entry_data, write_entry
-from masrl.claims import (
+from masrl.derive.claims import (
     LedgerError,
     evaluate_claims,
     render_github,
@@ -17,7 +17,7 @@ from masrl.claims import (
     render_text,
 )
 from masrl.cli import main
-from masrl.model import Project, load_corpus
+from masrl.model.records import Project, load_corpus
 
 STOPPER = entry_data(
     "stopper2026",

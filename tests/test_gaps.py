@@ -9,7 +9,7 @@ import pytest
 from click.testing import CliRunner
 from conftest import REPO_ROOT, entry_data, write_entry
 from masrl.cli import main
-from masrl.gaps import (
+from masrl.derive.gaps import (
     EMPTY_MARK,
     cell_class,
     cell_classes,
@@ -19,7 +19,7 @@ from masrl.gaps import (
     gaps_json,
     gaps_markdown,
 )
-from masrl.model import Project, load_corpus
+from masrl.model.records import Project, load_corpus
 
 
 @pytest.fixture

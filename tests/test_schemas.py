@@ -7,8 +7,8 @@ import json
 import jsonschema
 import pytest
 from conftest import REPO_ROOT, entry_data
-from masrl import yamlio
-from masrl.model import ENTRY_SCHEMA_LINE, EXCLUSION_SCHEMA_LINE
+from masrl.model import yamlio
+from masrl.model.records import ENTRY_SCHEMA_LINE, EXCLUSION_SCHEMA_LINE
 
 ENTRY_SCHEMA = json.loads((REPO_ROOT / "taxonomy/schemas/entry.schema.json").read_text())
 EXCLUSION_SCHEMA = json.loads((REPO_ROOT / "taxonomy/schemas/exclusion.schema.json").read_text())

@@ -29,13 +29,13 @@ from click.testing import CliRunner
 from conftest import REPO_ROOT, entry_data, exclusion_data, write_entry, write_exclusion
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from masrl.bibtex import export_bibtex, export_json
+from masrl.exports.bibtex import export_bibtex, export_json
 from masrl.cli import main
-from masrl.model import Project, load_corpus
-from masrl.site import SiteError, build_site
-from masrl.site.builder import generate_docs, sync_tree
-from masrl.site.escape import external_link, front_matter_title, html_text, md_text, safe_url
-from masrl.validate import validate_project
+from masrl.model.records import Project, load_corpus
+from masrl.render.site import SiteError, build_site
+from masrl.render.site.builder import generate_docs, sync_tree
+from masrl.render.site.escape import external_link, front_matter_title, html_text, md_text, safe_url
+from masrl.check.validate import validate_project
 
 pytestmark = pytest.mark.xdist_group("site")
 
@@ -347,7 +347,7 @@ def test_downloads_are_the_exports(real_site, corpus):
 
 
 def test_reports_show_live_claims_screening_and_taxonomy(real_site, corpus):
-    from masrl.claims import evaluate_claims
+    from masrl.derive.claims import evaluate_claims
 
     claims = (real_site.folder / "claims" / "index.html").read_text(encoding="utf-8")
     results = evaluate_claims(corpus)
@@ -547,7 +547,7 @@ def test_an_unknown_marker_in_a_hand_written_page_stops_the_build(mini_project, 
     source = tmp_path / "site"
     shutil.copytree(REPO_ROOT / "site", source)
     (source / "docs" / "about.md").write_text("# About\n\n<!-- masrl:no-such-fragment -->\n", encoding="utf-8")
-    from masrl.site.fragments import UnknownMarker
+    from masrl.render.site.fragments import UnknownMarker
 
     with pytest.raises(UnknownMarker, match="no-such-fragment"):
         generate_docs(load_corpus(mini_project), source)

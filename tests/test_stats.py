@@ -11,8 +11,8 @@ import pytest
 from click.testing import CliRunner
 from conftest import REPO_ROOT, entry_data, write_entry
 from masrl.cli import main
-from masrl.model import Project, load_corpus
-from masrl.stats import (
+from masrl.model.records import Project, load_corpus
+from masrl.derive.stats import (
     AXIS_FIELDS,
     CROSSTABS,
     NOT_APPLICABLE,

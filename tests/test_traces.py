@@ -12,7 +12,7 @@ import jsonschema
 import pytest
 from click.testing import CliRunner
 from masrl.cli import main
-from masrl.taxonomy import load_taxonomy
+from masrl.model.taxonomy import load_taxonomy
 from masrl.traces import examples_directory
 from masrl.traces.cli import trace as trace_cli
 from masrl.traces.figure import FigureError, render_trace_figure

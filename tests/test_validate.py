@@ -13,8 +13,8 @@ from conftest import REPO_ROOT, entry_data, exclusion_data, write_entry, write_e
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from masrl.cli import main
-from masrl.model import Project
-from masrl.validate import validate_project
+from masrl.model.records import Project
+from masrl.check.validate import validate_project
 
 
 def problems_for(project: Project) -> list[str]:

@@ -11,12 +11,12 @@ import pytest
 from click.testing import CliRunner
 from conftest import REPO_ROOT, entry_data, write_entry
 from fixtures.arxiv.fake_arxiv import API_PATH, FEED_TEMPLATE, FakeArxiv
-from masrl import identifiers as ids
-from masrl import yamlio
-from masrl.arxiv_client import ArxivServerError, ArxivSettings, PaperMetadata
+from masrl.model import identifiers as ids
+from masrl.model import yamlio
+from masrl.imports.arxiv import ArxivServerError, ArxivSettings, PaperMetadata
 from masrl.cli import main
-from masrl.model import Project, load_corpus, read_records
-from masrl.verify_metadata import (
+from masrl.model.records import Project, load_corpus, read_records
+from masrl.imports.verify_metadata import (
     MetadataCache,
     comparable_title,
     compare_entry,

@@ -11,9 +11,9 @@ from pathlib import Path
 
 import pytest
 from conftest import REPO_ROOT
-from masrl import yamlio
-from masrl.model import ENTRY_FIELDS
-from masrl.taxonomy import load_taxonomy
+from masrl.model import yamlio
+from masrl.model.records import ENTRY_FIELDS
+from masrl.model.taxonomy import load_taxonomy
 
 GITHUB = REPO_ROOT / ".github"
 WORKFLOWS = sorted((GITHUB / "workflows").glob("*.yml"))

@@ -1,0 +1,1 @@
+"""Check: validation of every record against the model and the vocabularies."""

@@ -1,0 +1,462 @@
+"""`masrl validate`: every check on the corpus, each problem with its file, line and a fix.
+
+All problems are collected in one run. Per-file checks follow the field specifications in
+``model``; cross-file checks find repeated keys and the same paper recorded twice, by
+identifier or by a near-identical title, across the corpus and the exclusion log.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import difflib
+import json
+import re
+from collections import defaultdict
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+from masrl.model import identifiers as ids
+from masrl.render.annotations import github_annotation
+from masrl.model.records import (
+    ENTRY_FIELDS,
+    EXCLUSION_FIELDS,
+    IDENTIFIER_KINDS,
+    PLACEHOLDER,
+    Corpus,
+    FieldSpec,
+    Project,
+    RawRecord,
+    entry_from_data,
+    exclusion_from_data,
+    read_records,
+)
+from masrl.model.taxonomy import Taxonomy
+
+KEY_PATTERN = re.compile(r"^[a-z0-9][a-z0-9-]*[a-z0-9]$|^[a-z0-9]$")
+RECORD_ID_PATTERN = re.compile(r"^E\d{3,}$")
+DATE_PATTERN = re.compile(r"^\d{4}-\d{2}-\d{2}$")
+VERSION_PATTERN = re.compile(r"^v\d+$")
+NOT_APPLICABLE_SPELLINGS = {"na", "n/a", "none", "null", "-", "not applicable"}
+EARLIEST_YEAR = 1900
+
+
+@dataclass(frozen=True)
+class Problem:
+    path: str
+    line: int
+    message: str
+    hint: str = ""
+    severity: str = "error"  # error | warning
+    code: str = ""
+
+    def as_text(self) -> str:
+        text = f"{self.path}:{self.line}: {self.severity}: {self.message}"
+        return text + (f"\n    hint: {self.hint}" if self.hint else "")
+
+    def as_github(self) -> str:
+        level = "error" if self.severity == "error" else "warning"
+        message = self.message + (f". Hint: {self.hint}" if self.hint else "")
+        return github_annotation(level, self.path, self.line, f"masrl validate {self.code}", message)
+
+
+@dataclass
+class Report:
+    problems: list[Problem] = field(default_factory=list)
+    corpus: Corpus | None = None
+
+    @property
+    def errors(self) -> list[Problem]:
+        return [p for p in self.problems if p.severity == "error"]
+
+    @property
+    def warnings(self) -> list[Problem]:
+        return [p for p in self.problems if p.severity == "warning"]
+
+    def summary_line(self) -> str:
+        entries = len(self.corpus.entries) if self.corpus else 0
+        exclusions = len(self.corpus.exclusions) if self.corpus else 0
+        counts = f"{entries} entries, {exclusions} exclusions, {entries + exclusions} audited records"
+        if self.errors:
+            return f"invalid: {len(self.errors)} error(s), {len(self.warnings)} warning(s) in {counts}"
+        suffix = f" ({len(self.warnings)} warning(s))" if self.warnings else ""
+        return f"ok: {counts}{suffix}"
+
+    def render(self, fmt: str = "text") -> str:
+        if fmt == "json":
+            payload = {
+                "ok": not self.errors,
+                "entries": len(self.corpus.entries) if self.corpus else 0,
+                "exclusions": len(self.corpus.exclusions) if self.corpus else 0,
+                "problems": [asdict(p) for p in self.problems],
+            }
+            return json.dumps(payload, indent=2, sort_keys=True)
+        if fmt == "github":
+            lines = [p.as_github() for p in self.problems]
+        else:
+            lines = [p.as_text() for p in self.problems]
+        return "\n".join([*lines, self.summary_line()])
+
+
+def did_you_mean(value: str, choices: list[str] | tuple[str, ...], labels: dict[str, str] | None = None) -> str:
+    """' Did you mean 'x'?' for the closest choice (case-insensitive, labels too), or ''."""
+    folded = str(value).casefold().replace("-", "_").replace(" ", "_")
+    for choice in choices:
+        label = (labels or {}).get(choice, "")
+        if folded in (choice.casefold(), label.casefold().replace("-", "_").replace(" ", "_")):
+            return f" Did you mean '{choice}'?"
+    close = difflib.get_close_matches(folded, [c.casefold() for c in choices], n=1, cutoff=0.6)
+    if close:
+        match = next(c for c in choices if c.casefold() == close[0])
+        return f" Did you mean '{match}'?"
+    return ""
+
+
+class _RecordChecker:
+    """Checks one record against field specifications; collects Problems."""
+
+    def __init__(self, record: RawRecord, rel: str, taxonomy: Taxonomy, problems: list[Problem],
+                 allow_placeholders: bool = False):
+        self.record, self.rel, self.taxonomy, self.problems = record, rel, taxonomy, problems
+        self.data = record.data
+        self.placeholder_severity = "warning" if allow_placeholders else "error"
+
+    def add(self, keys: tuple, message: str, hint: str = "", code: str = "", severity: str = "error"):
+        self.problems.append(Problem(self.rel, self.record.line_of(*keys), message, hint, severity, code))
+
+    def check_fields(self, specs: tuple[FieldSpec, ...]) -> None:
+        known = {s.name for s in specs}
+        for name in self.data:
+            if name not in known:
+                suggestion = did_you_mean(name, sorted(known))
+                self.add(
+                    (name,),
+                    f"unknown field '{name}'.{suggestion}",
+                    f"allowed fields: {', '.join(s.name for s in specs)}",
+                    "unknown-field",
+                )
+        for spec in specs:
+            if spec.name not in self.data:
+                if spec.required:
+                    self.add((), f"missing required field '{spec.name}'", self._expectation(spec), "missing-field")
+                continue
+            self.check_value(spec, self.data[spec.name])
+
+    def _expectation(self, spec: FieldSpec) -> str:
+        if spec.axis:
+            values = ", ".join(self.taxonomy[spec.axis].ids)
+            shape = "a list of" if spec.kind == "tags" else "one of"
+            empty = " ([] when not applicable)" if spec.kind == "tags" else (" or null" if spec.nullable else "")
+            return f"{spec.name}: {spec.description} Write {shape}: {values}{empty}."
+        return f"{spec.name}: {spec.description}"
+
+    def check_value(self, spec: FieldSpec, value) -> None:
+        keys = (spec.name,)
+        if value == PLACEHOLDER or (isinstance(value, list) and PLACEHOLDER in value):
+            self.add(keys, f"'{spec.name}' is still the placeholder {PLACEHOLDER}", self._expectation(spec),
+                     "placeholder", self.placeholder_severity)
+            return
+        if value is None:
+            if not spec.nullable and spec.kind != "tags":
+                self.add(keys, f"'{spec.name}' must not be null", self._expectation(spec), "null")
+            elif spec.kind == "tags":
+                self.add(keys, f"'{spec.name}' must be a list; write [] when not applicable", self._expectation(spec), "type")
+            return
+        getattr(self, f"_check_{spec.kind}")(spec, value)
+
+    # -- kinds ---------------------------------------------------------------------------------
+
+    def _type_error(self, spec: FieldSpec, value, expected: str, keys: tuple | None = None):
+        got = type(value).__name__ if not isinstance(value, bool) else "boolean"
+        self.add(keys or (spec.name,), f"'{spec.name}' must be {expected}, got {got} {value!r}", self._expectation(spec), "type")
+
+    def _check_key(self, spec, value):
+        if not isinstance(value, str):
+            return self._type_error(spec, value, "a string")
+        if not KEY_PATTERN.match(value):
+            self.add((spec.name,), f"key '{value}' may hold only lower-case letters, digits and inner dashes", "e.g. magrpo, dr-mas, vdn2018", "key-format")
+        stem = self.record.path.stem
+        if value != stem:
+            self.add((spec.name,), f"key '{value}' differs from the file name '{self.record.path.name}'", f"rename the file to {value}.yaml or set key: {stem}", "key-filename")
+
+    def _check_record_id(self, spec, value):
+        if not isinstance(value, str) or not RECORD_ID_PATTERN.match(value):
+            return self.add((spec.name,), f"record_id {value!r} must be E followed by at least three digits", "e.g. E033", "record-id-format")
+        if value != self.record.path.stem:
+            self.add((spec.name,), f"record_id '{value}' differs from the file name '{self.record.path.name}'", f"rename the file to {value}.yaml", "key-filename")
+
+    def _check_text(self, spec, value):
+        if not isinstance(value, str):
+            return self._type_error(spec, value, "a string")
+        if not value.strip():
+            self.add((spec.name,), f"'{spec.name}' is empty", self._expectation(spec), "empty")
+        elif "\n" in value.strip():
+            self.add((spec.name,), f"'{spec.name}' must be a single line of text", "join the lines; use a folded scalar (>-) to wrap long text in the file", "multiline")
+
+    def _check_str(self, spec, value):
+        if not isinstance(value, str):
+            return self._type_error(spec, value, "a string")
+        if spec.required and not value.strip():
+            self.add((spec.name,), f"'{spec.name}' is empty", self._expectation(spec), "empty")
+
+    def _check_version(self, spec, value):
+        if not isinstance(value, str) or not VERSION_PATTERN.match(value):
+            self.add((spec.name,), f"'{spec.name}' {value!r} must look like v1, v2, ...", "", "version-format")
+
+    def _check_int(self, spec, value):
+        if isinstance(value, bool) or not isinstance(value, int):
+            return self._type_error(spec, value, "a whole number")
+        this_year = dt.date.today().year
+        if spec.name == "year" and not EARLIEST_YEAR <= value <= this_year + 1:
+            self.add((spec.name,), f"year {value} is not plausible", f"use a year between {EARLIEST_YEAR} and {this_year + 1}", "year")
+
+    def _check_bool(self, spec, value):
+        if not isinstance(value, bool):
+            self._type_error(spec, value, "true or false")
+
+    def _check_date(self, spec, value):
+        if not isinstance(value, str) or not DATE_PATTERN.match(value):
+            return self.add((spec.name,), f"'{spec.name}' {value!r} must be a date YYYY-MM-DD", "", "date")
+        try:
+            day = dt.date.fromisoformat(value)
+        except ValueError:
+            return self.add((spec.name,), f"'{spec.name}' {value!r} is not a calendar date", "", "date")
+        if day > dt.date.today():
+            self.add((spec.name,), f"'{spec.name}' {value} lies in the future", "use the date the record was screened", "date")
+
+    def _check_tag(self, spec, value, keys: tuple | None = None):
+        keys = keys or (spec.name,)
+        axis = self.taxonomy[spec.axis]
+        if isinstance(value, bool):
+            return self._type_error(spec, value, f"one of {', '.join(axis.ids)}", keys)
+        value = str(value) if isinstance(value, int | float) else value
+        if not isinstance(value, str):
+            return self._type_error(spec, value, f"one of {', '.join(axis.ids)}", keys)
+        if value in axis.by_id:
+            return
+        if value.strip().casefold() in NOT_APPLICABLE_SPELLINGS:
+            empty = "[]" if spec.kind == "tags" else "null"
+            self.add(keys, f"'{spec.name}' uses '{value}' for not applicable", f"write {empty} instead of a string", "not-applicable")
+            return
+        labels = {v.id: v.label for v in axis.values}
+        self.add(
+            keys,
+            f"unknown {axis.label.lower()} '{value}' in '{spec.name}'.{did_you_mean(value, axis.ids, labels)}",
+            f"allowed values ({self.taxonomy.directory.name}/{axis.name}.yaml): {', '.join(axis.ids)}",
+            "unknown-value",
+        )
+
+    def _check_tags(self, spec, value):
+        if isinstance(value, str):
+            if value.strip().casefold() in NOT_APPLICABLE_SPELLINGS:
+                return self.add((spec.name,), f"'{spec.name}' uses '{value}' for not applicable", "write [] instead", "not-applicable")
+            return self._type_error(spec, value, f"a list, e.g. [{value}]")
+        if not isinstance(value, list):
+            return self._type_error(spec, value, "a list")
+        seen = set()
+        for index, item in enumerate(value):
+            self._check_tag(spec, item, (spec.name, index))
+            if item in seen:
+                self.add((spec.name, index), f"'{item}' is listed twice in '{spec.name}'", "remove the repeat", "repeat")
+            seen.add(item)
+        order = {v: i for i, v in enumerate(self.taxonomy[spec.axis].ids)}
+        if all(isinstance(v, str) and v in order for v in value) and list(value) != sorted(value, key=order.get):
+            self.add((spec.name,), f"'{spec.name}' is not in taxonomy order", f"write {sorted(value, key=order.get)}", "order", "warning")
+
+    def _check_authors(self, spec, value):
+        if not isinstance(value, list) or not value:
+            return self._type_error(spec, value, "a non-empty list of names")
+        for index, name in enumerate(value):
+            if not isinstance(name, str) or not name.strip():
+                self.add((spec.name, index), "each author must be a non-empty name", "write 'Surname, Given' or an organisation name", "author")
+            elif name.strip().casefold() in ("others", "et al.", "et al"):
+                self.add((spec.name, index), f"'{name}' is not an author", "drop it and set authors_complete: false", "author")
+
+    def _check_identifiers(self, spec, value):
+        if not isinstance(value, dict):
+            return self._type_error(spec, value, "a mapping with arxiv, doi, openreview")
+        for name, ident in value.items():
+            keys = (spec.name, name)
+            if name not in IDENTIFIER_KINDS:
+                self.add(keys, f"unknown identifier kind '{name}'.{did_you_mean(name, IDENTIFIER_KINDS)}", f"use {', '.join(IDENTIFIER_KINDS)}", "unknown-field")
+                continue
+            if ident is None:
+                continue
+            if ident == PLACEHOLDER:
+                self.add(keys, f"identifier '{name}' is still the placeholder {PLACEHOLDER}", "fill it in or write null", "placeholder")
+                continue
+            if not isinstance(ident, str):
+                self.add(keys, f"identifier '{name}' must be a string, got {ident!r}", "quote it, e.g. arxiv: \"2508.04652\"", "type")
+                continue
+            problem = {
+                "arxiv": (ids.is_arxiv_id, "an arXiv id such as 2508.04652 or hep-th/9901001 (no 'arXiv:' prefix, no URL)"),
+                "doi": (lambda v: bool(ids.DOI.match(v)), "a DOI such as 10.1287/moor.27.4.819.297 (no https://doi.org/ prefix)"),
+                "openreview": (lambda v: bool(ids.OPENREVIEW.match(v)), "an OpenReview forum id such as ur295YVtmt"),
+            }[name]
+            if not problem[0](ident):
+                self.add(keys, f"'{ident}' is not a well-formed {name} identifier", f"write {problem[1]}", "identifier-format")
+        arxiv = value.get("arxiv")
+        year = self.data.get("year")
+        if isinstance(arxiv, str) and isinstance(year, int) and not isinstance(year, bool):
+            first = ids.arxiv_year(arxiv)
+            if first and year < first:
+                self.add(("year",), f"year {year} is before the first arXiv version of {arxiv} ({first})", f"use {first} or later", "year")
+
+    def _check_urls(self, spec, value):
+        if not isinstance(value, list) or not value:
+            return self._type_error(spec, value, "a non-empty list of links")
+        for index, url in enumerate(value):
+            self._check_one_url(spec, url, (spec.name, index))
+
+    def _check_url(self, spec, value):
+        self._check_one_url(spec, value, (spec.name,))
+
+    def _check_one_url(self, spec, url, keys):
+        problem = ids.check_url(url) if isinstance(url, str) else "is not a string"
+        if problem:
+            self.add(keys, f"link {url!r} {problem}", "write a full http(s) address, one per list item", "url")
+
+    def _check_record_identifier(self, spec, value):
+        if not isinstance(value, str):
+            return self._type_error(spec, value, "a string")
+        problem = ids.check_record_identifier(value)
+        if problem:
+            self.add((spec.name,), f"identifier '{value}' {problem}", "", "identifier-format")
+
+    def check_rules(self) -> None:
+        for rule in self.taxonomy.rules:
+            # A rule cannot be judged while a field it reads is still TODO (reported above).
+            if any(self.data.get(c.field) == PLACEHOLDER for c in (*rule.when, *rule.then)):
+                continue
+            for condition in rule.violated_by(self.data):
+                self.add((condition.field,), f"{rule.message} (rule {rule.id}: needs {condition.describe()})", rule.hint, "rule")
+
+
+def _check_file(record: RawRecord, rel: str, taxonomy: Taxonomy, specs, problems: list[Problem],
+                allow_placeholders: bool = False) -> bool:
+    """Check one file; True when it is clean enough to build a record from."""
+    if record.error is not None:
+        problems.append(Problem(rel, record.error.line or 1, record.error.message, record.error.hint or "", "error", "yaml"))
+        return False
+    if record.data is None:
+        problems.append(Problem(rel, 1, "the file is empty", "copy a neighbouring file as a template", "error", "empty"))
+        return False
+    if not isinstance(record.data, dict):
+        problems.append(Problem(rel, 1, "the file must hold one mapping of field: value", "", "error", "type"))
+        return False
+    first_new = len(problems)
+    checker = _RecordChecker(record, rel, taxonomy, problems, allow_placeholders)
+    checker.check_fields(specs)
+    if specs is ENTRY_FIELDS:
+        checker.check_rules()
+    # Only this file's problems are scanned, so checking many files stays linear.
+    return not any(p.severity == "error" for p in problems[first_new:])
+
+
+def _duplicate_problems(items: list[tuple[str, RawRecord, str]], problems: list[Problem]) -> None:
+    """Same key, same identifier or near-identical title across all records.
+
+    items: (relative path, record, its key or record id).
+    """
+    by_key: dict[str, list[tuple[str, RawRecord]]] = defaultdict(list)
+    by_identity: dict[str, list[tuple[str, RawRecord]]] = defaultdict(list)
+    titles: list[tuple[str, str, RawRecord]] = []
+    for rel, record, key in items:
+        data = record.data
+        by_key[key].append((rel, record))
+        record_identifier = data.get("identifier") if isinstance(data.get("identifier"), str) else None
+        idents = data.get("identifiers") if isinstance(data.get("identifiers"), dict) else None
+        urls = data.get("urls") if isinstance(data.get("urls"), list) else [data.get("url")]
+        for identity in ids.normalized_keys(idents, record_identifier, urls):
+            by_identity[identity].append((rel, record))
+        if isinstance(data.get("title"), str):
+            titles.append((ids.normalize_title(data["title"]), rel, record))
+    for key, holders in by_key.items():
+        if len(holders) < 2:
+            continue
+        # The file named after the key owns it; every other holder is reported.
+        owner = next((h for h in holders if h[1].path.stem == key), holders[0])
+        for rel, record in holders:
+            if (rel, record) is not owner and rel != owner[0]:
+                field_name = "key" if "key" in record.data else "record_id"
+                problems.append(Problem(rel, record.line_of(field_name), f"key '{key}' is already used by {owner[0]}",
+                                        "give each record its own key", "error", "duplicate-key"))
+    reported: set[tuple[str, str]] = set()
+    for identity, holders in sorted(by_identity.items()):
+        distinct = list(dict.fromkeys(rel for rel, _ in holders))
+        for rel in distinct[1:]:
+            pair = (distinct[0], rel)
+            if pair in reported:
+                continue
+            reported.add(pair)
+            record = next(r for h, r in holders if h == rel)
+            problems.append(
+                Problem(rel, record.line_of("identifiers") if "identifiers" in record.data else record.line_of("identifier"),
+                        f"the same paper ({identity}) is already recorded in {distinct[0]}",
+                        "keep one record: a paper is either retained or excluded, once", "error", "duplicate-paper")
+            )
+    for first, second in _similar_titles(titles):
+        pair = (first[1], second[1])
+        if pair in reported or (pair[1], pair[0]) in reported:
+            continue
+        reported.add(pair)
+        problems.append(
+            Problem(second[1], second[2].line_of("title"), f"title is near-identical to the one in {first[1]}",
+                    "if this is the same paper, keep one record; otherwise make the titles distinguishable", "error", "duplicate-title")
+        )
+
+
+def _similar_titles(titles):
+    """Pairs of near-identical titles. Blocking on a title's first and last 12 characters keeps
+    this linear: near-identical titles almost always agree at one end."""
+    blocks: dict[str, list] = defaultdict(list)
+    for item in titles:
+        norm = item[0]
+        if not norm:
+            continue
+        blocks["^" + norm[:12]].append(item)
+        blocks["$" + norm[-12:]].append(item)
+    seen = set()
+    for members in blocks.values():
+        if len(members) < 2:
+            continue
+        for i, a in enumerate(members):
+            for b in members[i + 1 :]:
+                pair = tuple(sorted((a[1], b[1])))
+                if pair in seen or a[1] == b[1]:
+                    continue
+                if ids.same_title(a[0], b[0]):
+                    seen.add(pair)
+                    yield (a, b) if a[1] < b[1] else (b, a)
+
+
+def validate_project(project: Project, allow_placeholders: bool = False) -> Report:
+    """Run every check; the report carries the problems and the records that were clean.
+
+    allow_placeholders turns unfilled TODO fields into warnings (for exports of work in progress).
+    """
+    taxonomy = project.taxonomy()
+    problems: list[Problem] = []
+    entries, exclusions, identity_items = [], [], []
+    files_read = 0
+    for paths, specs, build, sink, key_field in (
+        (project.entry_paths(), ENTRY_FIELDS, entry_from_data, entries, "key"),
+        (project.exclusion_paths(), EXCLUSION_FIELDS, exclusion_from_data, exclusions, "record_id"),
+    ):
+        for record in read_records(paths):
+            files_read += 1
+            rel = project.relative(record.path)
+            if _check_file(record, rel, taxonomy, specs, problems, allow_placeholders):
+                sink.append(build(record.data, record.path))
+            if isinstance(record.data, dict):
+                key = record.data.get(key_field)
+                identity_items.append((rel, record, str(key) if key is not None else record.path.stem))
+    _duplicate_problems(identity_items, problems)
+    if not files_read:
+        problems.append(Problem(project.relative(project.root) or ".", 1, "no corpus/ or exclusions/ YAML files were found here", "run masrl from a corpus checkout or pass --root", "error", "no-data"))
+    problems.sort(key=lambda p: (p.path, p.line, p.message))
+    corpus = Corpus(project, taxonomy, entries, exclusions)
+    return Report(problems, corpus)
+
+
+def validate_path(root: Path) -> Report:
+    return validate_project(Project(Path(root)))

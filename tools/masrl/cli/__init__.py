@@ -1,0 +1,104 @@
+"""The `masrl` command line: each command is a thin shell over a library function.
+
+Commands live in small ``*_cli`` modules and are imported only when called (click's lazy-group
+pattern), so `masrl validate` does not pay for pandas or matplotlib.
+"""
+
+from __future__ import annotations
+
+import importlib
+import sys
+from pathlib import Path
+
+import click
+
+from masrl import __version__
+from masrl.model.records import Project, find_project
+
+# command name -> (module, attribute, one-line help shown by `masrl --help`)
+LAZY_COMMANDS: dict[str, tuple[str, str, str]] = {
+    "validate": ("masrl.cli.validate", "validate", "Check every entry and exclusion record; exit 1 on any error."),
+    "import": ("masrl.cli.io", "import_group", "Scaffold corpus files from a CSV or BibTeX file."),
+    "export": ("masrl.cli.io", "export_group", "Write the corpus as CSV, BibTeX or JSON."),
+    "build": ("masrl.cli.build", "build_command", "Regenerate every generated file from the YAML."),
+    "check": ("masrl.cli.build", "check_command", "Fail with a diff when a committed generated file is stale."),
+    "trace": ("masrl.traces.cli", "trace", "Validate orchestration traces and compute their metrics."),
+    "add": ("masrl.cli.contribute", "add_command", "Scaffold an entry (or exclusion) from an arXiv id or URL."),
+    "verify-metadata": ("masrl.cli.contribute", "verify_metadata_command", "Compare titles, years and first authors with arXiv."),
+    "stats": ("masrl.cli.stats", "stats_command", "Print corpus statistics as Markdown, JSON or CSV."),
+    "gaps": ("masrl.cli.gaps", "gaps_command", "Show empty and sparse cells and uncovered values."),
+    "claims": ("masrl.cli.claims", "claims_command", "Check the claim ledger; exit 1 when a claim fails."),
+    "plots": ("masrl.cli.plots", "plots_command", "Render the figures to figures/*.svg and *.png."),
+    "site": ("masrl.cli.site", "site_group", "Build or preview the awesome-list site."),
+}
+
+
+class LazyGroup(click.Group):
+    def list_commands(self, ctx):
+        return sorted({*super().list_commands(ctx), *LAZY_COMMANDS})
+
+    def get_command(self, ctx, name):
+        if name in LAZY_COMMANDS:
+            module_name, attribute, _ = LAZY_COMMANDS[name]
+            return getattr(importlib.import_module(module_name), attribute)
+        return super().get_command(ctx, name)
+
+    def invoke(self, ctx):
+        from masrl.model.taxonomy import TaxonomyError
+
+        try:
+            return super().invoke(ctx)
+        except TaxonomyError as exc:
+            raise click.ClickException(f"taxonomy: {exc}") from exc
+
+    def format_commands(self, ctx, formatter):
+        # List help from the table, without importing every command module.
+        rows = [(name, LAZY_COMMANDS[name][2]) for name in sorted(LAZY_COMMANDS)]
+        with formatter.section("Commands"):
+            formatter.write_dl(rows)
+
+
+def project_from(root: str | None) -> Project:
+    return Project(Path(root).resolve()) if root else find_project()
+
+
+def load_or_exit(root: str | None, allow_placeholders: bool = False):
+    """The validated corpus, or the validation report on stderr and exit status 1."""
+    from masrl.model.records import CorpusInvalid, load_corpus
+
+    try:
+        return load_corpus(project_from(root), allow_placeholders=allow_placeholders)
+    except CorpusInvalid as exc:
+        click.echo(exc.report.render("text"), err=True)
+        sys.exit(1)
+
+
+def emit(text: str, output: Path | None) -> None:
+    """Write ``text`` to ``output`` (atomically) or to standard output."""
+    if output:
+        from masrl.model.yamlio import write_atomic
+
+        write_atomic(output, text)
+        click.echo(f"wrote {output}", err=True)
+    else:
+        click.echo(text, nl=False)
+
+
+output_option = click.option(
+    "-o", "--output", type=click.Path(dir_okay=False, path_type=Path), default=None,
+    help="File to write (default: standard output).",
+)
+
+root_option = click.option(
+    "--root",
+    type=click.Path(file_okay=False, path_type=str),
+    default=None,
+    envvar="MASRL_ROOT",
+    help="Corpus checkout to work on (default: the nearest folder holding corpus/).",
+)
+
+
+@click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
+@click.version_option(__version__, prog_name="masrl")
+def main() -> None:
+    """masrl: the corpus and toolkit for RL in LLM-based multi-agent systems."""

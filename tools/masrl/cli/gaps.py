@@ -1,0 +1,25 @@
+"""`masrl gaps`."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from masrl.cli import emit, load_or_exit, output_option, root_option
+from masrl.derive.gaps import DEFAULT_SPARSE
+
+
+@click.command("gaps")
+@root_option
+@click.option("--sparse", type=click.IntRange(min=0), default=DEFAULT_SPARSE, show_default=True, metavar="N",
+              help="Cells with 1 to N entries count as sparse.")
+@click.option("--format", "fmt", type=click.Choice(["markdown", "json"]), default="markdown", show_default=True)
+@output_option
+def gaps_command(root: str | None, sparse: int, fmt: str, output: Path | None) -> None:
+    """Show empty and sparse cross-tab cells, unused reward families and credit units,
+    sub-decision coverage of RL-trained entries and benchmark coverage of evaluation measures."""
+    from masrl.derive.gaps import find_gaps, gaps_json, gaps_markdown
+
+    gaps = find_gaps(load_or_exit(root), sparse=sparse)
+    emit(gaps_json(gaps) if fmt == "json" else gaps_markdown(gaps), output)

@@ -1,0 +1,1 @@
+"""Derive: statistics, gap tables and the claim ledger computed from a valid corpus."""

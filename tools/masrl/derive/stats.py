@@ -1,0 +1,400 @@
+"""Corpus statistics: headline counts, per-axis counts, cross-tabs and the screening log.
+
+Everything is computed from the loaded corpus with pandas and returned as DataFrames in a
+``Stats`` value; ``stats_markdown``, ``stats_json`` and ``stats_csv`` render it. The site,
+``STATS.md``, the gap tables, the claim ledger and the figures all read the same tables.
+
+Conventions every table follows:
+
+- Rows of an axis come in taxonomy order and every taxonomy value is listed, zeros included.
+- An entry whose field is empty (``[]`` or ``null``) is counted in a row of its own, labelled
+  "not applicable"; fields that can never be empty have no such row.
+- A multi-valued field (e.g. ``reward_types``) counts an entry once per value, so the counts of
+  such an axis can add up to more than the number of entries.
+- Cross-tabs count each pair of values an entry holds, and only entries that have a value on
+  both axes (a "not applicable" entry has nothing to cross).
+
+Fields are named as in ``corpus/*.yaml``, plus ``reward_families``, derived from an entry's
+reward types through the taxonomy (an entry counts once per family even with two reward types
+of the same family).
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+from collections import Counter
+from collections.abc import Iterable
+from dataclasses import dataclass
+from itertools import product
+
+import pandas as pd
+
+from masrl.model.records import ENTRY_FIELDS, Corpus, Entry, Exclusion
+from masrl.model.taxonomy import Taxonomy
+
+NOT_APPLICABLE = "not applicable"
+
+# The per-axis tables, in the order STATS.md and the site show them.
+AXIS_FIELDS = (
+    "category",
+    "is_rl",
+    "reward_types",
+    "reward_families",
+    "credit_units",
+    "credit_mechanism",
+    "topology",
+    "sub_decisions",
+    "scenario",
+    "survey_role",
+    "verified",
+    "evidence_level",
+    "evaluation_measures",
+    "year",
+)
+
+# (row field, column field) of each cross-tab.
+CROSSTABS = (
+    ("reward_types", "credit_units"),
+    ("reward_families", "credit_units"),
+    ("topology", "credit_units"),
+    ("category", "verified"),
+    ("sub_decisions", "is_rl"),
+    ("sub_decisions", "topology"),
+)
+
+# Screening-log fields counted in the exclusion tables, with their taxonomy axes.
+EXCLUSION_FIELDS = {
+    "stage": "screening_stages",
+    "source": "source_kinds",
+    "query_family": "query_families",
+    "reason_code": "exclusion_reasons",
+}
+
+HEADLINE_LABELS = {
+    "retained": "Retained entries",
+    "excluded": "Excluded records",
+    "audited": "Audited records",
+}
+
+
+# ---------------------------------------------------------------------------------------------
+# Fields: which taxonomy axis orders them and how to read their values off an entry.
+
+
+@dataclass(frozen=True)
+class Field:
+    """A countable field of an entry: its taxonomy axis (None for year) and whether it may be empty."""
+
+    name: str
+    axis: str | None
+    label: str
+    multi: bool
+    nullable: bool
+
+
+def countable_fields(taxonomy: Taxonomy) -> dict[str, Field]:
+    """Every field that statistics, gaps and claims can count, by name."""
+    fields = {}
+    for spec in ENTRY_FIELDS:
+        if spec.axis:
+            multi = spec.kind == "tags"
+            fields[spec.name] = Field(spec.name, spec.axis, taxonomy[spec.axis].label, multi, multi or spec.nullable)
+    fields["reward_families"] = Field(
+        "reward_families", "reward_families", taxonomy["reward_families"].label, True, True
+    )
+    fields["year"] = Field("year", None, "Year", False, False)
+    return fields
+
+
+def entry_values(entry: Entry, field_name: str, taxonomy: Taxonomy) -> tuple[str, ...]:
+    """The values an entry holds on a field, as strings; () when not applicable."""
+    if field_name == "reward_families":
+        families = {taxonomy.family_of_reward_type[t] for t in entry.reward_types}
+        return tuple(f for f in taxonomy["reward_families"].ids if f in families)
+    value = getattr(entry, field_name)
+    if isinstance(value, tuple):
+        return tuple(str(v) for v in value)
+    return () if value is None else (str(value),)
+
+
+def field_values(corpus: Corpus, field_name: str) -> list[str]:
+    """The values a field can take, in display order: taxonomy order, or ascending years."""
+    field = countable_fields(corpus.taxonomy)[field_name]
+    if field.axis is None:
+        return sorted({str(e.year) for e in corpus.entries})
+    return list(corpus.taxonomy[field.axis].ids)
+
+
+def value_label(corpus: Corpus, field_name: str, value: str) -> str:
+    """The human label of a value ("not applicable" for the empty row)."""
+    if value == NOT_APPLICABLE:
+        return NOT_APPLICABLE
+    field = countable_fields(corpus.taxonomy)[field_name]
+    return corpus.taxonomy[field.axis].label_of(value) if field.axis else value
+
+
+def entries_with_value(corpus: Corpus, field_name: str) -> dict[str, list[str]]:
+    """Entry keys behind each value of a field (and "not applicable"), sorted, in display order."""
+    field = countable_fields(corpus.taxonomy)[field_name]
+    keys: dict[str, list[str]] = {value: [] for value in field_values(corpus, field_name)}
+    if field.nullable:
+        keys[NOT_APPLICABLE] = []
+    for entry in corpus.entries:
+        for value in entry_values(entry, field_name, corpus.taxonomy) or (NOT_APPLICABLE,):
+            keys.setdefault(value, []).append(entry.key)
+    return {value: sorted(members) for value, members in keys.items()}
+
+
+def entries_in_cell(corpus: Corpus, row_field: str, column_field: str, row: str, column: str) -> list[str]:
+    """Keys of the entries counted in one cross-tab cell, sorted."""
+    taxonomy = corpus.taxonomy
+    return sorted(
+        e.key
+        for e in corpus.entries
+        if row in entry_values(e, row_field, taxonomy) and column in entry_values(e, column_field, taxonomy)
+    )
+
+
+# ---------------------------------------------------------------------------------------------
+# Tables.
+
+
+@dataclass(frozen=True)
+class Stats:
+    """All statistics of one corpus.
+
+    headline: index retained/excluded/audited; columns label, count.
+    axis_counts: field name -> DataFrame indexed by value id (taxonomy order, then
+        "not applicable"); columns label, count.
+    crosstabs: "<row>_x_<column>" -> DataFrame of counts, index = row values, columns = column
+        values (taxonomy order); ``index.name`` and ``columns.name`` are the two field names.
+    exclusion_counts: screening-log field (stage, source, query_family, reason_code) ->
+        DataFrame shaped like an axis count.
+    entries: number of retained entries (the denominator of shares).
+    labels: field name (entry or screening-log field) -> its taxonomy label, for headings.
+    """
+
+    headline: pd.DataFrame
+    axis_counts: dict[str, pd.DataFrame]
+    crosstabs: dict[str, pd.DataFrame]
+    exclusion_counts: dict[str, pd.DataFrame]
+    entries: int
+    labels: dict[str, str]
+
+    def count(self, field_name: str, value: str) -> int:
+        """Shortcut: how many retained entries hold ``value`` on ``field_name``."""
+        return int(self.axis_counts[field_name].loc[value, "count"])
+
+
+def crosstab_name(row_field: str, column_field: str) -> str:
+    return f"{row_field}_x_{column_field}"
+
+
+def compute_stats(corpus: Corpus) -> Stats:
+    """Every table of the statistics page, from a loaded corpus."""
+    return Stats(
+        headline=headline_counts(corpus),
+        axis_counts={name: axis_counts(corpus, name) for name in AXIS_FIELDS},
+        crosstabs={crosstab_name(r, c): crosstab(corpus, r, c) for r, c in CROSSTABS},
+        exclusion_counts={name: exclusion_counts(corpus, name) for name in EXCLUSION_FIELDS},
+        entries=len(corpus.entries),
+        labels=field_labels(corpus.taxonomy),
+    )
+
+
+def field_labels(taxonomy: Taxonomy) -> dict[str, str]:
+    """Field name -> label, e.g. credit_units -> Credit-bearing unit."""
+    labels = {name: field.label for name, field in countable_fields(taxonomy).items()}
+    labels.update({name: taxonomy[axis].label for name, axis in EXCLUSION_FIELDS.items()})
+    return labels
+
+
+def headline_counts(corpus: Corpus) -> pd.DataFrame:
+    counts = {"retained": len(corpus.entries), "excluded": len(corpus.exclusions), "audited": corpus.audited}
+    return _count_frame(counts, HEADLINE_LABELS)
+
+
+def axis_counts(corpus: Corpus, field_name: str) -> pd.DataFrame:
+    """Entries per value of one field (see the module docstring for the conventions)."""
+    keys = entries_with_value(corpus, field_name)
+    counts = {value: len(members) for value, members in keys.items()}
+    labels = {value: value_label(corpus, field_name, value) for value in counts}
+    frame = _count_frame(counts, labels)
+    frame.index.name = field_name
+    return frame
+
+
+def crosstab(corpus: Corpus, row_field: str, column_field: str) -> pd.DataFrame:
+    """Count of entries per pair of values; every taxonomy value on both axes, zeros included."""
+    taxonomy = corpus.taxonomy
+    pairs = [
+        pair
+        for entry in corpus.entries
+        for pair in product(entry_values(entry, row_field, taxonomy), entry_values(entry, column_field, taxonomy))
+    ]
+    rows, columns = field_values(corpus, row_field), field_values(corpus, column_field)
+    # Count in plain Python and build the frame once: cell-by-cell .loc updates are slow.
+    counts = Counter(pairs)
+    cells = [[counts.get((row, column), 0) for column in columns] for row in rows]
+    return pd.DataFrame(
+        cells, index=pd.Index(rows, name=row_field), columns=pd.Index(columns, name=column_field), dtype="int64"
+    )
+
+
+def exclusion_counts(corpus: Corpus, field_name: str) -> pd.DataFrame:
+    """Excluded records per value of a screening-log field, in taxonomy order."""
+    axis = corpus.taxonomy[EXCLUSION_FIELDS[field_name]]
+    counts = {value: 0 for value in axis.ids}
+    for record in corpus.exclusions:
+        counts[getattr(record, field_name)] += 1
+    frame = _count_frame(counts, {value: axis.label_of(value) for value in counts})
+    frame.index.name = field_name
+    return frame
+
+
+def exclusion_crosstab(corpus: Corpus, row_field: str, column_field: str) -> pd.DataFrame:
+    """Excluded records per pair of screening-log values, e.g. stage x reason_code."""
+    taxonomy = corpus.taxonomy
+    rows = list(taxonomy[EXCLUSION_FIELDS[row_field]].ids)
+    columns = list(taxonomy[EXCLUSION_FIELDS[column_field]].ids)
+    table = pd.DataFrame(0, index=pd.Index(rows, name=row_field), columns=pd.Index(columns, name=column_field))
+    for record in corpus.exclusions:
+        table.loc[getattr(record, row_field), getattr(record, column_field)] += 1
+    return table.astype("int64")
+
+
+def exclusions_with_value(corpus: Corpus, field_name: str) -> dict[str, list[Exclusion]]:
+    axis = corpus.taxonomy[EXCLUSION_FIELDS[field_name]]
+    groups: dict[str, list[Exclusion]] = {value: [] for value in axis.ids}
+    for record in sorted(corpus.exclusions, key=lambda r: r.record_id):
+        groups[getattr(record, field_name)].append(record)
+    return groups
+
+
+def _count_frame(counts: dict[str, int], labels: dict[str, str]) -> pd.DataFrame:
+    frame = pd.DataFrame(
+        {"label": [labels[v] for v in counts], "count": list(counts.values())},
+        index=pd.Index(list(counts), dtype="object"),
+    )
+    frame["count"] = frame["count"].astype("int64")
+    return frame
+
+
+# ---------------------------------------------------------------------------------------------
+# Rendering.
+
+
+def markdown_table(headers: list[str], rows: Iterable[Iterable[object]], align: str | None = None) -> str:
+    """A GitHub Markdown table; ``align`` has one letter per column, l or r (default: l then r)."""
+    align = align or "l" + "r" * (len(headers) - 1)
+    rule = ["---:" if a == "r" else "---" for a in align]
+    lines = ["| " + " | ".join(headers) + " |", "| " + " | ".join(rule) + " |"]
+    lines += ["| " + " | ".join(str(cell).replace("|", "\\|") for cell in row) + " |" for row in rows]
+    return "\n".join(lines)
+
+
+def _share(count: int, total: int) -> str:
+    return f"{100 * count / total:.0f}%" if total else "-"
+
+
+def counts_markdown(frame: pd.DataFrame, total: int | None = None, noun: str = "Entries") -> str:
+    """An axis-count table; with ``total`` a share-of-entries column is added."""
+    headers = ["Value", "Label", noun] + (["Share"] if total is not None else [])
+    rows = []
+    for value, row in frame.iterrows():
+        cells = [f"`{value}`" if value != NOT_APPLICABLE else f"_{NOT_APPLICABLE}_", row["label"], int(row["count"])]
+        if total is not None:
+            cells.append(_share(int(row["count"]), total))
+        rows.append(cells)
+    return markdown_table(headers, rows, "llr" + ("r" if total is not None else ""))
+
+
+def crosstab_markdown(table: pd.DataFrame, format_cell=None) -> str:
+    """A cross-tab as a Markdown table; ``format_cell(count)`` may decorate the cells."""
+    format_cell = format_cell or str
+    headers = [f"{table.index.name} \\ {table.columns.name}", *[f"`{c}`" for c in table.columns]]
+    rows = [[f"`{row}`", *[format_cell(int(v)) for v in table.loc[row]]] for row in table.index]
+    return markdown_table(headers, rows)
+
+
+def stats_markdown(stats: Stats, heading_level: int = 2) -> str:
+    """All statistics as Markdown: headline, per-axis counts, cross-tabs, exclusions."""
+    h = "#" * heading_level
+    headline = [[row["label"], int(row["count"])] for _, row in stats.headline.iterrows()]
+    parts = [f"{h} Headline", "", markdown_table(["Records", "Count"], headline), ""]
+    parts += [f"{h} Counts per axis", ""]
+    parts += [
+        "Shares are of the retained entries. A multi-valued field counts an entry once per value, "
+        "so its shares can add up to more than 100%.",
+        "",
+    ]
+    for name, frame in stats.axis_counts.items():
+        parts += [f"{h}# {stats.labels[name]} (`{name}`)", "", counts_markdown(frame, stats.entries), ""]
+    parts += [f"{h} Cross-tabulations", ""]
+    parts += ["Each cell counts the entries holding both values; entries without a value on either axis are left out.", ""]
+    for name, table in stats.crosstabs.items():
+        parts += [f"{h}# {stats.labels[table.index.name]} × {stats.labels[table.columns.name]}", ""]
+        parts += [crosstab_markdown(table), ""]
+    parts += [f"{h} Screening log (excluded records)", ""]
+    for name, frame in stats.exclusion_counts.items():
+        parts += [f"{h}# {stats.labels[name]} (`{name}`)", "", counts_markdown(frame, noun="Records"), ""]
+    return "\n".join(parts).rstrip() + "\n"
+
+
+def stats_data(stats: Stats) -> dict:
+    """Plain data for JSON: lists keep taxonomy order, objects are sorted by key on output."""
+
+    def counts(frame: pd.DataFrame) -> list[dict]:
+        return [{"value": v, "label": r["label"], "count": int(r["count"])} for v, r in frame.iterrows()]
+
+    def table(frame: pd.DataFrame) -> dict:
+        return {
+            "row_field": frame.index.name,
+            "column_field": frame.columns.name,
+            "rows": list(frame.index),
+            "columns": list(frame.columns),
+            "counts": [[int(v) for v in frame.loc[row]] for row in frame.index],
+        }
+
+    return {
+        "headline": {name: int(stats.headline.loc[name, "count"]) for name in stats.headline.index},
+        "axis_counts": {name: counts(frame) for name, frame in stats.axis_counts.items()},
+        "crosstabs": {name: table(frame) for name, frame in stats.crosstabs.items()},
+        "exclusion_counts": {name: counts(frame) for name, frame in stats.exclusion_counts.items()},
+    }
+
+
+def stats_json(stats: Stats) -> str:
+    return json.dumps(stats_data(stats), indent=2, sort_keys=True, ensure_ascii=False) + "\n"
+
+
+def stats_rows(stats: Stats) -> list[tuple[str, str, str, int]]:
+    """Every count in long form: (table, row, column, count); column is "" for one-way tables.
+
+    Tables are named headline, axis.<field>, crosstab.<row>_x_<column> and exclusions.<field>.
+    """
+    rows: list[tuple[str, str, str, int]] = []
+    for value, row in stats.headline.iterrows():
+        rows.append(("headline", value, "", int(row["count"])))
+    for name, frame in stats.axis_counts.items():
+        rows += [(f"axis.{name}", value, "", int(row["count"])) for value, row in frame.iterrows()]
+    for name, table in stats.crosstabs.items():
+        rows += [
+            (f"crosstab.{name}", row, column, int(table.loc[row, column]))
+            for row in table.index
+            for column in table.columns
+        ]
+    for name, frame in stats.exclusion_counts.items():
+        rows += [(f"exclusions.{name}", value, "", int(row["count"])) for value, row in frame.iterrows()]
+    return rows
+
+
+def stats_csv(stats: Stats) -> str:
+    """Long (tidy) CSV with the header table,row,column,count."""
+    buffer = io.StringIO()
+    writer = csv.writer(buffer, lineterminator="\n")
+    writer.writerow(["table", "row", "column", "count"])
+    writer.writerows(stats_rows(stats))
+    return buffer.getvalue()

@@ -1,0 +1,1 @@
+"""Exports: one module per output format (CSV, BibTeX, JSON)."""

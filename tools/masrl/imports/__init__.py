@@ -1,0 +1,1 @@
+"""Imports: records from outside (CSV, BibTeX, arXiv) turned into corpus files."""

@@ -1,0 +1,1 @@
+"""Render: README list, STATS.md, figures, the site, and the build that writes them."""

@@ -1,0 +1,95 @@
+"""`masrl build` and `masrl check`: every generated file, regenerated from the YAML.
+
+Generators are pure functions of the corpus that return {path relative to the root: content}.
+`build` writes what changed; `check` regenerates in memory and reports each stale file with a
+unified diff, so CI can prove that what is committed is fresh.
+"""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from masrl.model import schemas
+from masrl.model.records import Corpus, Project, load_corpus
+from masrl.model.yamlio import write_if_changed
+
+Generated = dict[str, bytes]
+Generator = Callable[[Corpus], Generated]
+
+
+def schema_files(corpus: Corpus) -> Generated:
+    taxonomy = corpus.taxonomy
+    return {
+        "taxonomy/schemas/entry.schema.json": schemas.render(schemas.entry_schema(taxonomy)).encode(),
+        "taxonomy/schemas/exclusion.schema.json": schemas.render(schemas.exclusion_schema(taxonomy)).encode(),
+    }
+
+
+def _generators() -> list[Generator]:
+    """Imported lazily: some generators pull in pandas or matplotlib."""
+    generators: list[Generator] = [schema_files]
+    for module_name, function_name in GENERATOR_HOOKS:
+        module = __import__(module_name, fromlist=[function_name])
+        generators.append(getattr(module, function_name))
+    return generators
+
+
+# (module, function) pairs contributing generated files; each takes a Corpus.
+GENERATOR_HOOKS: list[tuple[str, str]] = [
+    ("masrl.render.stats_page", "snapshot_files"),  # STATS.md
+    ("masrl.render.figures", "figure_files"),  # figures/*.svg, figures/*.png
+    ("masrl.render.readme", "readme_files"),  # the paper list inside README.md
+]
+
+
+def generate_all(corpus: Corpus) -> Generated:
+    files: Generated = {}
+    for generator in _generators():
+        for path, content in generator(corpus).items():
+            if path in files:
+                raise RuntimeError(f"two generators write {path}")
+            files[path] = content
+    return dict(sorted(files.items()))
+
+
+@dataclass(frozen=True)
+class StaleFile:
+    path: str
+    diff: str
+
+
+def build(project: Project) -> list[str]:
+    """Write every generated file whose content changed; return their paths."""
+    corpus = load_corpus(project)
+    written = []
+    for rel, content in generate_all(corpus).items():
+        if write_if_changed(project.root / rel, content):
+            written.append(rel)
+    return written
+
+
+def check(project: Project) -> list[StaleFile]:
+    """Every committed generated file that differs from a fresh build, with its diff."""
+    corpus = load_corpus(project)
+    stale = []
+    for rel, content in generate_all(corpus).items():
+        target = project.root / rel
+        current = target.read_bytes() if target.exists() else None
+        if current != content:
+            stale.append(StaleFile(rel, _diff(rel, current, content)))
+    return stale
+
+
+def _diff(rel: str, current: bytes | None, fresh: bytes) -> str:
+    if current is None:
+        return f"{rel}: missing; run `masrl build`"
+    try:
+        old, new = current.decode("utf-8"), fresh.decode("utf-8")
+    except UnicodeDecodeError:
+        return f"{rel}: binary content differs ({len(current)} bytes committed, {len(fresh)} fresh); run `masrl build`"
+    lines = difflib.unified_diff(
+        old.splitlines(keepends=True), new.splitlines(keepends=True), f"{rel} (committed)", f"{rel} (fresh)"
+    )
+    return "".join(lines)

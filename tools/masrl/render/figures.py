@@ -1,0 +1,439 @@
+"""Figures of the corpus statistics, as deterministic SVG and PNG files under figures/.
+
+Every figure in ``FIGURES`` is drawn from the same tables as STATS.md (``masrl.derive.stats``). Output is
+byte-for-byte reproducible on one matplotlib version: a fixed SVG hash salt, no date or software
+metadata, fixed sizes and resolution, text drawn as paths in DejaVu Sans (bundled with
+matplotlib), and figures built with the object-oriented API (no pyplot state between figures).
+
+Colours are colour-blind safe: the Okabe-Ito palette for categories and cividis for heatmaps,
+whose empty cells are hatched in grey with a "·" marker and whose sparse cells are outlined.
+"""
+
+from __future__ import annotations
+
+import io
+from collections.abc import Callable
+from contextlib import contextmanager
+
+import matplotlib
+import matplotlib.ticker
+import numpy as np
+from matplotlib.figure import Figure
+from matplotlib.patches import FancyBboxPatch, Patch, Rectangle
+
+from masrl.derive.gaps import DEFAULT_SPARSE
+from masrl.model.records import Corpus
+from masrl.derive.stats import (
+    NOT_APPLICABLE,
+    axis_counts,
+    countable_fields,
+    crosstab,
+    exclusion_crosstab,
+    field_labels,
+)
+
+FIGURE_DIR = "figures"
+FORMATS = ("svg", "png")
+PNG_DPI = 150
+
+# Okabe & Ito (2008), without yellow first: it is hard to read on white.
+OKABE_ITO = ("#0072B2", "#E69F00", "#009E73", "#D55E00", "#56B4E9", "#CC79A7", "#F0E442", "#000000")
+NOT_APPLICABLE_COLOUR = "#BBBBBB"
+EMPTY_COLOUR = "#EEEEEE"
+EMPTY_HATCH_COLOUR = "#BBBBBB"
+SPARSE_OUTLINE = "#D55E00"
+TEXT_COLOUR = "#222222"
+HEATMAP_CMAP = "cividis"
+
+STYLE = {
+    "font.family": "sans-serif",
+    "font.sans-serif": ["DejaVu Sans"],
+    "font.size": 9,
+    "axes.titlesize": 10,
+    "axes.titleweight": "bold",
+    "axes.labelsize": 9,
+    "axes.edgecolor": "#444444",
+    "axes.spines.top": False,
+    "axes.spines.right": False,
+    "text.color": TEXT_COLOUR,
+    "axes.labelcolor": TEXT_COLOUR,
+    "xtick.color": TEXT_COLOUR,
+    "ytick.color": TEXT_COLOUR,
+    "hatch.linewidth": 0.6,
+    "svg.hashsalt": "masrl",  # stable ids for clip paths and hatch patterns
+    "svg.fonttype": "path",  # glyphs as paths: the same picture whatever fonts a viewer has
+    "figure.dpi": 100,
+    "savefig.dpi": PNG_DPI,
+    "path.simplify": True,
+}
+
+# Axes drawn in the "axis-counts" overview, in panel order.
+OVERVIEW_FIELDS = (
+    "category",
+    "is_rl",
+    "reward_families",
+    "reward_types",
+    "credit_units",
+    "topology",
+    "sub_decisions",
+    "scenario",
+    "evaluation_measures",
+)
+
+# (name, row field, column field) of each heatmap.
+HEATMAPS = (
+    ("heatmap-reward-type-credit-unit", "reward_types", "credit_units"),
+    ("heatmap-reward-family-credit-unit", "reward_families", "credit_units"),
+    ("heatmap-topology-credit-unit", "topology", "credit_units"),
+    ("heatmap-sub-decision-topology", "sub_decisions", "topology"),
+)
+
+# (name, title, caption): the files figures/<name>.svg and figures/<name>.png the site relies on.
+FIGURES: list[tuple[str, str, str]] = [
+    ("axis-counts", "Entries per value of each axis",
+     "Number of retained entries holding each value of nine tagged axes, in taxonomy order; grey bars "
+     "count entries for which the axis is not applicable. Multi-valued axes count an entry once per value."),
+    ("heatmap-reward-type-credit-unit", "Reward type × credit-bearing unit",
+     "Entries holding each pair of reward type and credit unit. Hatched cells with a dot are empty; "
+     "outlined cells are sparse (1 or 2 entries)."),
+    ("heatmap-reward-family-credit-unit", "Reward family × credit-bearing unit",
+     "Entries per reward family (R1-R8) and credit unit. Hatched cells with a dot are empty; outlined "
+     "cells are sparse (1 or 2 entries)."),
+    ("heatmap-topology-credit-unit", "Topology × credit-bearing unit",
+     "Entries per team topology and credit unit. Hatched cells with a dot are empty; outlined cells are "
+     "sparse (1 or 2 entries)."),
+    ("heatmap-sub-decision-topology", "Orchestration sub-decision × topology",
+     "Entries per orchestration sub-decision (O1-O5) and topology. Hatched cells with a dot are empty; "
+     "outlined cells are sparse (1 or 2 entries)."),
+    ("sub-decision-coverage", "Orchestration sub-decisions by RL training",
+     "Entries addressing each orchestration sub-decision, split by whether agents are trained with RL. "
+     "No entry addresses O5 (when to stop)."),
+    ("entries-per-year", "Entries per year by category",
+     "Retained entries per publication year, stacked by category; years without an entry are left out."),
+    ("screening-flow", "Screening flow",
+     "PRISMA-style flow of the audit: records audited, records excluded at each screening stage with "
+     "their reasons, and the retained entries by category."),
+]
+
+
+@contextmanager
+def _style():
+    with matplotlib.rc_context(STYLE):
+        yield
+
+
+def _new_figure(width: float, height: float) -> Figure:
+    return Figure(figsize=(width, height), dpi=STYLE["figure.dpi"], layout="constrained")
+
+
+def figure_bytes(figure: Figure, fmt: str) -> bytes:
+    """The figure as SVG or PNG bytes, without any date or software stamp."""
+    metadata = {"Date": None, "Creator": None} if fmt == "svg" else {"Software": None}
+    buffer = io.BytesIO()
+    figure.savefig(buffer, format=fmt, dpi=PNG_DPI, metadata=metadata, facecolor="white")
+    return buffer.getvalue()
+
+
+def render_figures(corpus: Corpus, names: list[str] | None = None, formats=FORMATS) -> dict[str, bytes]:
+    """{"figures/<name>.<format>": bytes} for the named figures (default: all of FIGURES)."""
+    wanted = names or [name for name, _, _ in FIGURES]
+    unknown = sorted(set(wanted) - set(DRAWERS))
+    if unknown:
+        raise ValueError(f"unknown figure(s): {', '.join(unknown)}; known: {', '.join(DRAWERS)}")
+    files = {}
+    with _style():
+        for name in wanted:
+            figure = DRAWERS[name](corpus)
+            for fmt in formats:
+                files[f"{FIGURE_DIR}/{name}.{fmt}"] = figure_bytes(figure, fmt)
+    return files
+
+
+def figure_files(corpus: Corpus) -> dict[str, bytes]:
+    """Generator hook for `masrl build`: every figure in both formats."""
+    return render_figures(corpus)
+
+
+# ---------------------------------------------------------------------------------------------
+# Labels.
+
+
+def value_name(corpus: Corpus, field_name: str, value: str) -> str:
+    """A short readable name: O2 delegate, R6 Debate / verifier, Tool call, not applicable."""
+    if value == NOT_APPLICABLE:
+        return NOT_APPLICABLE
+    taxonomy = corpus.taxonomy
+    if field_name == "sub_decisions":
+        return f"{value} {taxonomy['sub_decisions'].by_id[value].extra.get('name', '')}".strip()
+    if field_name == "reward_families":
+        label = taxonomy["reward_families"].label_of(value).removesuffix(" reward")
+        return f"{value} {label}"
+    axis = countable_fields(taxonomy)[field_name].axis
+    return taxonomy[axis].label_of(value) if axis else value
+
+
+def _panel_title(corpus: Corpus, field_name: str) -> str:
+    return field_labels(corpus.taxonomy)[field_name]
+
+
+# ---------------------------------------------------------------------------------------------
+# Figures.
+
+
+def draw_axis_counts(corpus: Corpus) -> Figure:
+    figure = _new_figure(11.0, 10.0)
+    panels = figure.subplots(3, 3)
+    frames = {name: axis_counts(corpus, name) for name in OVERVIEW_FIELDS}
+    most_rows = max(len(frame) for frame in frames.values())
+    for ax, field_name in zip(panels.flat, OVERVIEW_FIELDS, strict=True):
+        frame = frames[field_name]
+        names = [value_name(corpus, field_name, v) for v in frame.index]
+        counts = frame["count"].to_numpy()
+        colours = [NOT_APPLICABLE_COLOUR if v == NOT_APPLICABLE else OKABE_ITO[0] for v in frame.index]
+        positions = np.arange(len(names))
+        ax.barh(positions, counts, color=colours, height=0.7)
+        ax.set_yticks(positions, names)
+        ax.set_ylim(most_rows - 0.5, -0.5)  # the same bar thickness in every panel, top-aligned
+        ax.spines["left"].set_bounds(len(names) - 0.5, -0.5)  # the axis line ends with the last bar
+        ax.set_title(_panel_title(corpus, field_name), loc="left")
+        limit = max(int(counts.max()), 1)
+        ax.set_xlim(0, limit * 1.18)
+        for y, count in zip(positions, counts, strict=True):
+            ax.text(count + limit * 0.02, y, str(int(count)), va="center", fontsize=8)
+        ax.tick_params(axis="y", length=0)
+        # Every bar carries its count, so the x axis would only repeat it.
+        ax.xaxis.set_visible(False)
+        ax.spines["bottom"].set_visible(False)
+    figure.suptitle("Retained entries per value of each axis", fontsize=12, fontweight="bold")
+    return figure
+
+
+def _draw_heatmap(corpus: Corpus, row_field: str, column_field: str, sparse: int = DEFAULT_SPARSE) -> Figure:
+    table = crosstab(corpus, row_field, column_field)
+    rows, columns = list(table.index), list(table.columns)
+    counts = table.to_numpy()
+    figure = _new_figure(1.9 + 0.85 * len(columns), 1.5 + 0.5 * len(rows))
+    ax = figure.subplots()
+    shown = np.ma.masked_equal(counts, 0)
+    cmap = matplotlib.colormaps[HEATMAP_CMAP].with_extremes(bad=EMPTY_COLOUR)
+    top = max(int(counts.max()), 2)
+    image = ax.imshow(shown, cmap=cmap, vmin=1, vmax=top, aspect="auto")
+    for (i, j), count in np.ndenumerate(counts):
+        _annotate_cell(ax, i, j, int(count), top, sparse)
+    ax.set_xticks(np.arange(len(columns) + 1) - 0.5, minor=True)
+    ax.set_yticks(np.arange(len(rows) + 1) - 0.5, minor=True)
+    ax.grid(which="minor", color="white", linewidth=1.5)
+    ax.tick_params(which="minor", length=0)
+    ax.set_xticks(range(len(columns)), [value_name(corpus, column_field, c) for c in columns], rotation=35, ha="right")
+    ax.set_yticks(range(len(rows)), [value_name(corpus, row_field, r) for r in rows])
+    ax.set_xlabel(field_labels(corpus.taxonomy)[column_field])
+    ax.set_ylabel(field_labels(corpus.taxonomy)[row_field])
+    ax.tick_params(length=0)
+    for spine in ax.spines.values():
+        spine.set_visible(False)
+    colourbar = figure.colorbar(image, ax=ax, shrink=0.8, pad=0.02)
+    colourbar.set_label("entries")
+    colourbar.ax.yaxis.set_major_locator(matplotlib.ticker.MaxNLocator(integer=True))
+    title = f"{field_labels(corpus.taxonomy)[row_field]} × {field_labels(corpus.taxonomy)[column_field]}"
+    ax.set_title(title, loc="left")
+    thin = "1 entry" if sparse == 1 else f"1-{sparse} entries"
+    legend = [
+        Patch(facecolor=EMPTY_COLOUR, edgecolor=EMPTY_HATCH_COLOUR, hatch="///", label="· no entry (empty)"),
+        Patch(facecolor="white", edgecolor=SPARSE_OUTLINE, linewidth=2, label=f"sparse ({thin})"),
+    ]
+    figure.legend(handles=legend, loc="outside lower center", ncol=2, frameon=False, fontsize=8)
+    return figure
+
+
+def _annotate_cell(ax, i: int, j: int, count: int, top: int, sparse: int) -> None:
+    if count == 0:
+        ax.add_patch(Rectangle((j - 0.5, i - 0.5), 1, 1, facecolor="none", edgecolor=EMPTY_HATCH_COLOUR,
+                               hatch="///", linewidth=0))
+        ax.text(j, i, "·", ha="center", va="center", fontsize=14, color="#777777", fontweight="bold")
+        return
+    if count <= sparse:
+        ax.add_patch(Rectangle((j - 0.46, i - 0.46), 0.92, 0.92, facecolor="none", edgecolor=SPARSE_OUTLINE, linewidth=2))
+    dark = (count - 1) / (top - 1) < 0.55  # cividis is dark at the low end
+    ax.text(j, i, str(count), ha="center", va="center", fontsize=9, fontweight="bold",
+            color="white" if dark else "black")
+
+
+def _heatmap_drawer(row_field: str, column_field: str) -> Callable[[Corpus], Figure]:
+    def draw(corpus: Corpus) -> Figure:
+        return _draw_heatmap(corpus, row_field, column_field)
+
+    return draw
+
+
+def draw_sub_decision_coverage(corpus: Corpus) -> Figure:
+    table = crosstab(corpus, "sub_decisions", "is_rl")
+    figure = _new_figure(7.5, 3.6)
+    ax = figure.subplots()
+    positions = np.arange(len(table.index))
+    left = np.zeros(len(table.index))
+    colours = dict(zip(table.columns, (OKABE_ITO[0], OKABE_ITO[4], OKABE_ITO[1]), strict=False))
+    for status in table.columns:
+        values = table[status].to_numpy()
+        label = corpus.taxonomy["is_rl"].label_of(status)
+        ax.barh(positions, values, left=left, color=colours.get(status, OKABE_ITO[7]), height=0.65, label=label)
+        for y, (start, width) in enumerate(zip(left, values, strict=True)):
+            if width:
+                ax.text(start + width / 2, y, str(int(width)), ha="center", va="center", fontsize=8,
+                        color="white" if status != "partial" else "black")
+        left += values
+    top = max(left.max(), 1)
+    for y, total in enumerate(left):
+        note = f"{int(total)}" if total else "no entry"
+        ax.text(total + top * 0.015, y, note, va="center", fontsize=8, fontstyle="normal" if total else "italic")
+    ax.set_yticks(positions, [_sub_decision_label(corpus, v) for v in table.index])
+    ax.invert_yaxis()
+    ax.set_xlim(0, top * 1.15)
+    ax.xaxis.set_major_locator(matplotlib.ticker.MaxNLocator(integer=True))
+    ax.set_xlabel("entries addressing the sub-decision")
+    ax.tick_params(axis="y", length=0)
+    ax.set_title("Orchestration sub-decisions by RL training", loc="left")
+    ax.legend(title="agents trained with", frameon=False, loc="lower right")
+    return figure
+
+
+def _sub_decision_label(corpus: Corpus, value: str) -> str:
+    return f"{value} {corpus.taxonomy['sub_decisions'].label_of(value).lower()}"
+
+
+def draw_entries_per_year(corpus: Corpus) -> Figure:
+    table = crosstab(corpus, "year", "category")
+    figure = _new_figure(9.0, 4.2)
+    ax = figure.subplots()
+    positions = np.arange(len(table.index))
+    bottom = np.zeros(len(table.index))
+    for colour, category in zip(OKABE_ITO, table.columns, strict=False):
+        values = table[category].to_numpy()
+        ax.bar(positions, values, bottom=bottom, color=colour, width=0.75,
+               label=corpus.taxonomy["categories"].label_of(category), edgecolor="white", linewidth=0.5)
+        bottom += values
+    for x, total in enumerate(bottom):
+        ax.text(x, total + 0.4, str(int(total)), ha="center", va="bottom", fontsize=8)
+    ax.set_xticks(positions, list(table.index))
+    ax.set_ylim(0, bottom.max() * 1.12 + 1)
+    ax.set_ylabel("retained entries")
+    ax.set_xlabel("year (years without an entry left out)")
+    ax.set_title("Retained entries per year by category", loc="left")
+    ax.legend(frameon=False, loc="upper left", fontsize=8)
+    return figure
+
+
+# -- the screening flow -----------------------------------------------------------------------
+
+FLOW_BOX = {"boxstyle": "round,pad=0.4,rounding_size=0.8", "linewidth": 1.0}
+FLOW_INCHES_PER_UNIT = 0.1  # the flow is drawn on a 100-unit-wide canvas
+MAIN_FILL, EXCLUDED_FILL, RETAINED_FILL = "#DCEBF5", "#FBE3D6", "#D9F0E6"
+
+
+def screening_flow_data(corpus: Corpus) -> dict:
+    """The numbers behind the flow: audited, per stage excluded (with reasons) and remaining,
+    retained per category. Stages run in taxonomy order."""
+    by_stage = exclusion_crosstab(corpus, "stage", "reason_code")
+    remaining = corpus.audited
+    stages = []
+    for stage in by_stage.index:
+        reasons = {reason: int(n) for reason, n in by_stage.loc[stage].items() if n}
+        excluded = sum(reasons.values())
+        remaining -= excluded
+        stages.append({"stage": stage, "excluded": excluded, "reasons": reasons, "remaining": remaining})
+    categories = axis_counts(corpus, "category")["count"]
+    return {
+        "audited": corpus.audited,
+        "stages": stages,
+        "retained": len(corpus.entries),
+        "categories": {c: int(n) for c, n in categories.items()},
+    }
+
+
+def _box(ax, x: float, y: float, width: float, height: float, text: str, fill: str, **text_options) -> None:
+    ax.add_patch(FancyBboxPatch((x - width / 2, y - height / 2), width, height, facecolor=fill,
+                                edgecolor="#555555", **FLOW_BOX))
+    ax.text(x, y, text, ha="center", va="center", fontsize=text_options.pop("fontsize", 9), **text_options)
+
+
+def _arrow(ax, start: tuple[float, float], end: tuple[float, float]) -> None:
+    ax.annotate("", xy=end, xytext=start,
+                arrowprops={"arrowstyle": "-|>", "color": "#555555", "linewidth": 1.1, "shrinkA": 0, "shrinkB": 0})
+
+
+def draw_screening_flow(corpus: Corpus) -> Figure:
+    data = screening_flow_data(corpus)
+    taxonomy = corpus.taxonomy
+    figure = Figure(figsize=(100 * FLOW_INCHES_PER_UNIT, 10.5), dpi=STYLE["figure.dpi"])
+    ax = figure.add_axes((0, 0, 1, 1))
+    ax.set_xlim(0, 100)
+    ax.set_ylim(0, 105)
+    ax.set_axis_off()
+    main_x, side_x, main_w, side_w = 25, 71, 34, 48
+    step = 17.0
+    y = 98.0
+    _box(ax, main_x, y, main_w, 5, f"Records audited\nn = {data['audited']}", MAIN_FILL, fontweight="bold")
+    for index, stage in enumerate(data["stages"]):
+        next_y = y - step
+        # The exclusion branch leaves the main stream halfway between two boxes.
+        branch_y = y - step / 2
+        label = taxonomy["screening_stages"].label_of(stage["stage"])
+        reasons = "\n".join(
+            f"{taxonomy['exclusion_reasons'].label_of(r)}: {n}"
+            for r, n in sorted(stage["reasons"].items(), key=lambda item: (-item[1], item[0]))
+        )
+        height = 3.6 + 2.1 * max(len(stage["reasons"]), 1)
+        _box(ax, side_x, branch_y, side_w, height, "", EXCLUDED_FILL)
+        top = branch_y + height / 2
+        ax.text(side_x, top - 1.6, f"Excluded at {label.lower()}: n = {stage['excluded']}", ha="center",
+                va="center", fontsize=9, fontweight="bold")
+        ax.text(side_x, top - 3.0, reasons, ha="center", va="top", fontsize=8.5, linespacing=1.45)
+        ax.plot([main_x, side_x - side_w / 2 - 0.9], [branch_y, branch_y], color="#555555", linewidth=1.1)
+        _arrow(ax, (side_x - side_w / 2 - 1.5, branch_y), (side_x - side_w / 2 - 0.9, branch_y))
+        _arrow(ax, (main_x, y - 2.5 - 0.9), (main_x, next_y + 2.5 + 0.9))
+        last = index == len(data["stages"]) - 1
+        text = (f"Retained entries\nn = {data['retained']}" if last
+                else f"Passed {label.lower()}\nn = {stage['remaining']}")
+        _box(ax, main_x, next_y, main_w, 5, text, RETAINED_FILL if last else MAIN_FILL,
+             fontweight="bold" if last else "normal")
+        y = next_y
+    bottom = _draw_category_row(ax, data, taxonomy, main_x, y) - 2
+    ax.set_ylim(bottom, 105)
+    figure.set_size_inches(10.0, (105 - bottom) * FLOW_INCHES_PER_UNIT)  # one scale on both axes
+    return figure
+
+
+def _draw_category_row(ax, data: dict, taxonomy, from_x: float, from_y: float) -> float:
+    """The retained entries by category, in a row under the flow; returns the row's lowest y."""
+    categories = data["categories"]
+    width, gap = 14.6, 1.6
+    total_width = len(categories) * width + (len(categories) - 1) * gap
+    start = (100 - total_width) / 2 + width / 2
+    row_y = from_y - 14
+    ax.plot([from_x, from_x], [from_y - 3.4, row_y + 6.5], color="#555555", linewidth=1.1)
+    ax.plot([start, start + (len(categories) - 1) * (width + gap)], [row_y + 6.5] * 2, color="#555555", linewidth=1.1)
+    for index, (category, count) in enumerate(categories.items()):
+        x = start + index * (width + gap)
+        _arrow(ax, (x, row_y + 6.5), (x, row_y + 4.6))
+        label = _wrap(taxonomy["categories"].label_of(category), 16)
+        _box(ax, x, row_y, width, 7.4, f"{label}\nn = {count}", RETAINED_FILL, fontsize=8)
+    return row_y - 3.7 - 0.8
+
+
+def _wrap(text: str, width: int) -> str:
+    lines, current = [], ""
+    for word in text.split():
+        if current and len(current) + 1 + len(word) > width:
+            lines.append(current)
+            current = word
+        else:
+            current = f"{current} {word}".strip()
+    return "\n".join([*lines, current])
+
+
+DRAWERS: dict[str, Callable[[Corpus], Figure]] = {
+    "axis-counts": draw_axis_counts,
+    **{name: _heatmap_drawer(row, column) for name, row, column in HEATMAPS},
+    "sub-decision-coverage": draw_sub_decision_coverage,
+    "entries-per-year": draw_entries_per_year,
+    "screening-flow": draw_screening_flow,
+}

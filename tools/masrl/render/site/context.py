@@ -1,0 +1,181 @@
+"""What every page generator needs: the corpus, its statistics, and how pages link to each other.
+
+Pages are addressed by their Markdown path inside the generated docs folder (``entries/c3.md``).
+Links in Markdown are relative links to those paths, which a strict mkdocs build checks (a broken
+link or anchor fails the build); links in raw HTML (long listings, where Markdown would be slow)
+are relative URLs that mkdocs leaves alone, and the tests check every one of them.
+"""
+
+from __future__ import annotations
+
+import posixpath
+from dataclasses import dataclass, field
+from functools import cache, cached_property
+from pathlib import Path
+
+from masrl.derive import stats as corpus_stats
+from masrl.model.records import Corpus, Entry
+from masrl.render.site.escape import anchor_id, html_attr, html_text, md_text
+
+# Entry fields that carry taxonomy tags, in the order entry pages list them; reward_families is
+# derived from reward_types.
+TAG_FIELDS = (
+    "category",
+    "is_rl",
+    "reward_families",
+    "reward_types",
+    "credit_units",
+    "credit_mechanism",
+    "topology",
+    "sub_decisions",
+    "scenario",
+    "evaluation_measures",
+    "survey_role",
+    "evidence_level",
+    "verified",
+)
+
+# The tags shown as chips in compact listings (paper list, browse pages).
+LISTING_TAG_FIELDS = ("reward_types", "credit_units", "topology", "sub_decisions")
+
+NOT_APPLICABLE = corpus_stats.NOT_APPLICABLE
+
+# The masrl checkout: its site/, CONTRIBUTING.md and docs_fragments/ serve a project lacking its own.
+CHECKOUT_ROOT = Path(__file__).resolve().parents[4]
+
+
+def browse_page(field_name: str) -> str:
+    return f"browse/{field_name}.md"
+
+
+def entry_page(key: str) -> str:
+    return f"entries/{key}.md"
+
+
+def value_anchor(value: str) -> str:
+    return anchor_id(value)
+
+
+def page_url(page: str) -> str:
+    """The URL (relative to the site root) mkdocs gives a page, with directory URLs."""
+    if page == "index.md":
+        return ""
+    stem = page[: -len(".md")]
+    stem = stem.removesuffix("/index")
+    return f"{stem}/"
+
+
+def relative_link(from_page: str, to_page: str, anchor: str = "") -> str:
+    """A relative Markdown link target from one docs file to another (mkdocs resolves it)."""
+    target = posixpath.relpath(to_page, posixpath.dirname(from_page) or ".")
+    return f"{target}#{anchor}" if anchor else target
+
+
+def html_href(from_page: str, to: str, anchor: str = "") -> str:
+    """A relative URL for raw HTML to a docs page ("papers.md") or a file ("masrl.bib"): up to the
+    site root, then down to the target (cheap; mkdocs does not rewrite raw HTML)."""
+    target = page_url(to) if to.endswith(".md") else to
+    url = _root_prefix(from_page) + target or "./"
+    return f"{url}#{anchor}" if anchor else url
+
+
+@cache
+def _root_prefix(page: str) -> str:
+    return "../" * page_url(page).count("/")
+
+
+@dataclass
+class SiteContext:
+    corpus: Corpus
+    stats: corpus_stats.Stats = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.stats = corpus_stats.compute_stats(self.corpus)
+        self._groups: dict[str, dict[str, list[str]]] = {}
+
+    @property
+    def taxonomy(self):
+        return self.corpus.taxonomy
+
+    @cached_property
+    def fields(self) -> dict[str, corpus_stats.Field]:
+        return corpus_stats.countable_fields(self.taxonomy)
+
+    @cached_property
+    def entries(self) -> list[Entry]:
+        """Entries in a stable reading order: newest first, then by title and key."""
+        return sorted(self.corpus.entries, key=lambda e: (-e.year, e.title.casefold(), e.key))
+
+    @cached_property
+    def by_key(self) -> dict[str, Entry]:
+        return {e.key: e for e in self.corpus.entries}
+
+    @cached_property
+    def reward_credit_cells(self) -> dict[tuple[str, str], list[Entry]]:
+        """Entries per (reward type, credit unit) cell, in reading order: one pass, not one per page."""
+        cells: dict[tuple[str, str], list[Entry]] = {}
+        for entry in self.entries:
+            for reward in entry.reward_types:
+                for credit in entry.credit_units:
+                    cells.setdefault((reward, credit), []).append(entry)
+        return cells
+
+    def values_of(self, entry: Entry, field_name: str) -> tuple[str, ...]:
+        return corpus_stats.entry_values(entry, field_name, self.taxonomy)
+
+    def field_label(self, field_name: str) -> str:
+        return self.stats.labels.get(field_name, field_name)
+
+    def value_label(self, field_name: str, value: str) -> str:
+        return corpus_stats.value_label(self.corpus, field_name, value)
+
+    def value_definition(self, field_name: str, value: str) -> str:
+        axis = self.fields[field_name].axis
+        if axis is None or value not in self.taxonomy[axis].by_id:
+            return ""
+        return self.taxonomy[axis].by_id[value].definition
+
+    @cached_property
+    def browse_fields(self) -> tuple[str, ...]:
+        """The fields with a browse page, in the statistics order."""
+        return tuple(corpus_stats.AXIS_FIELDS)
+
+    def entries_with_value(self, field_name: str) -> dict[str, list[str]]:
+        """Entry keys per value of a field (computed once per field; do not modify the result)."""
+        if field_name not in self._groups:
+            self._groups[field_name] = corpus_stats.entries_with_value(self.corpus, field_name)
+        return self._groups[field_name]
+
+    # Links -----------------------------------------------------------------------------------
+
+    def entry_link(self, from_page: str, key: str, text: str | None = None) -> str:
+        entry = self.by_key[key]
+        label = md_text(entry.title if text is None else text)
+        return f"[{label}]({relative_link(from_page, entry_page(key))})"
+
+    def chip(self, from_page: str, field_name: str, value: str) -> str:
+        """A tag chip linking to the value's section of the browse page of its axis."""
+        label = md_text(self.value_label(field_name, value))
+        target = relative_link(from_page, browse_page(field_name), value_anchor(value))
+        return f"[{label}]({target}){{ .masrl-chip .masrl-chip--{field_name} }}"
+
+    # The same, as raw HTML (for long listings: Markdown would spend most of a large build on them).
+
+    def entry_link_html(self, from_page: str, key: str, text: str | None = None) -> str:
+        entry = self.by_key[key]
+        href = html_attr(html_href(from_page, entry_page(key)))
+        return f'<a href="{href}">{html_text(entry.title if text is None else text)}</a>'
+
+    def chip_html(self, from_page: str, field_name: str, value: str) -> str:
+        href = html_attr(html_href(from_page, browse_page(field_name), value_anchor(value)))
+        label = html_text(self.value_label(field_name, value))
+        return f'<a class="masrl-chip masrl-chip--{field_name}" href="{href}">{label}</a>'
+
+    def chips_html(self, from_page: str, entry: Entry, fields: tuple[str, ...] = LISTING_TAG_FIELDS) -> str:
+        return " ".join(self.chip_html(from_page, name, v) for name in fields for v in self.values_of(entry, name))
+
+    def authors_short(self, entry: Entry) -> str:
+        """First author's surname, with et al. for more authors."""
+        first = entry.first_author.split(",")[0].strip() if entry.first_author else ""
+        more = len(entry.authors) > 1 or not entry.authors_complete
+        return f"{first} et al." if more else first

@@ -1,0 +1,100 @@
+"""Data files published with the site: the table's JSON, the .bib file, the JSON and CSV exports."""
+
+from __future__ import annotations
+
+import json
+
+from masrl.model.records import Corpus, Entry
+from masrl.render.site.context import TAG_FIELDS, SiteContext, entry_page, page_url
+
+TABLE_DATA = "data/entries.json"
+BIB_FILE = "masrl.bib"
+CORPUS_JSON = "data/corpus.json"
+STATS_JSON = "data/stats.json"
+PAPERS_CSV = "data/papers.csv"
+EXCLUSIONS_CSV = "data/exclusions.csv"
+
+# Axes the interactive table filters by, in the order of its controls.
+TABLE_FILTER_FIELDS = (
+    "category",
+    "reward_families",
+    "reward_types",
+    "credit_units",
+    "credit_mechanism",
+    "topology",
+    "sub_decisions",
+    "scenario",
+    "is_rl",
+    "evaluation_measures",
+    "survey_role",
+    "evidence_level",
+    "verified",
+)
+
+
+# Axes whose chips in the table show the value id, with the label as a tooltip.
+SHORT_BY_ID = ("sub_decisions", "reward_families")
+
+
+def entry_bibtex(corpus: Corpus, entry: Entry) -> str:
+    """The entry as `masrl export bib` writes it."""
+    from masrl.exports.bibtex import export_bibtex
+
+    return export_bibtex([entry])
+
+
+def corpus_bibtex(corpus: Corpus) -> str:
+    from masrl.exports.bibtex import export_bibtex
+
+    return export_bibtex(corpus.entries)
+
+
+def corpus_json(corpus: Corpus) -> str:
+    from masrl.exports.bibtex import export_json
+
+    return export_json(corpus)
+
+
+def table_data(ctx: SiteContext) -> dict:
+    """What table.js needs: the axes with their values, and one row per entry.
+
+    URLs are relative to the site root; the script resolves them against the JSON file's URL.
+    """
+    axes = []
+    for name in TABLE_FILTER_FIELDS:
+        field = ctx.fields[name]
+        values = [{"id": v, "label": ctx.value_label(name, v)} for v in ctx.taxonomy[field.axis].ids]
+        if name in SHORT_BY_ID:  # O1-O5 are how the survey names sub-decisions; the label goes in a tooltip
+            for value in values:
+                value["short"] = value["id"]
+        axes.append({"field": name, "label": ctx.field_label(name), "values": values})
+    rows = []
+    for entry in ctx.entries:
+        rows.append({
+            "key": entry.key,
+            "title": entry.title,
+            "year": entry.year,
+            "venue": entry.venue,
+            "authors": list(entry.authors),
+            "first_author": entry.first_author,
+            "summary": entry.summary,
+            "url": page_url(entry_page(entry.key)),
+            "tags": {name: list(ctx.values_of(entry, name)) for name in TAG_FIELDS},
+        })
+    years = [e.year for e in ctx.entries] or [0]
+    return {"axes": axes, "entries": rows, "years": {"min": min(years), "max": max(years)}}
+
+
+def download_files(ctx: SiteContext) -> dict[str, bytes]:
+    from masrl.exports.csv import export_csv
+    from masrl.derive.stats import stats_json
+
+    files = {
+        TABLE_DATA: json.dumps(table_data(ctx), ensure_ascii=False, sort_keys=True, indent=1) + "\n",
+        BIB_FILE: corpus_bibtex(ctx.corpus),
+        CORPUS_JSON: corpus_json(ctx.corpus),
+        STATS_JSON: stats_json(ctx.stats),
+        PAPERS_CSV: export_csv(ctx.corpus, "papers"),
+        EXCLUSIONS_CSV: export_csv(ctx.corpus, "exclusions"),
+    }
+    return {path: text.encode("utf-8") for path, text in files.items()}

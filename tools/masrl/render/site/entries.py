@@ -1,0 +1,210 @@
+"""The paper list (awesome-list style), the entry index and one page per entry."""
+
+from __future__ import annotations
+
+from urllib.parse import quote
+
+from masrl.model.records import Entry
+from masrl.render.site.context import (
+    LISTING_TAG_FIELDS,
+    TAG_FIELDS,
+    SiteContext,
+    browse_page,
+    entry_page,
+    html_href,
+    value_anchor,
+)
+from masrl.render.site.downloads import entry_bibtex
+from masrl.render.site.escape import external_link, front_matter_title, html_attr, html_text, md_text
+from masrl.render.site.markdown import code_block, html_table
+from masrl.render.site.reports import table_filter_url
+
+PAPERS_PAGE = "papers.md"
+SAME_CELL_SHOWN = 25  # neighbours listed on an entry page; the rest are one click away in the table
+# Front matter that keeps a long listing out of the search index: its entries have pages of their own.
+SEARCH_EXCLUDED = "---\nsearch:\n  exclude: true\n---"
+ENTRIES_INDEX = "entries.md"
+
+IDENTIFIER_LINKS = {
+    "arxiv": ("arXiv", lambda value: f"https://arxiv.org/abs/{quote(value, safe='/.')}"),
+    "doi": ("DOI", lambda value: f"https://doi.org/{quote(value, safe='/.;()-_')}"),
+    "openreview": ("OpenReview", lambda value: f"https://openreview.net/forum?id={quote(value, safe='-_')}"),
+}
+
+
+def entry_pages(ctx: SiteContext) -> dict[str, str]:
+    pages = {entry_page(entry.key): entry_markdown(ctx, entry) for entry in ctx.entries}
+    pages[PAPERS_PAGE] = papers_markdown(ctx)
+    pages[ENTRIES_INDEX] = entries_index_markdown(ctx)
+    return pages
+
+
+# ---------------------------------------------------------------------------------------------
+# The paper list.
+
+
+def listing_item(ctx: SiteContext, page: str, entry: Entry) -> str:
+    """One awesome-list line as an HTML list item: linked title, year, venue, first author, chips,
+    then our summary."""
+    facts = " · ".join(html_text(part) for part in (entry.year, entry.venue, ctx.authors_short(entry)) if part)
+    chips = ctx.chips_html(page, entry, LISTING_TAG_FIELDS)
+    return (
+        f'<li><strong>{ctx.entry_link_html(page, entry.key)}</strong> <span class="masrl-facts">{facts}</span>'
+        + (f'<br><span class="masrl-chips">{chips}</span>' if chips else "")
+        + f'<br><span class="masrl-summary">{html_text(entry.summary)}</span></li>'
+    )
+
+
+def listing(ctx: SiteContext, page: str, entries: list[Entry]) -> str:
+    """A raw HTML list of entries (Markdown does not process it, so text is only HTML-escaped)."""
+    return '<ul class="masrl-papers">\n' + "\n".join(listing_item(ctx, page, e) for e in entries) + "\n</ul>"
+
+
+def papers_markdown(ctx: SiteContext) -> str:
+    page = PAPERS_PAGE
+    groups = ctx.entries_with_value("category")
+    axis = ctx.taxonomy["categories"]
+    jump = " · ".join(
+        f"[{md_text(axis.label_of(c))} ({len(keys)})](#{value_anchor(c)})" for c, keys in groups.items() if keys
+    )
+    parts = [
+        SEARCH_EXCLUDED,
+        "",
+        "# Papers",
+        "",
+        (f"All {len(ctx.entries)} retained entries, grouped by category and listed newest first. "
+         f"Each line links to the entry's page; chips link to the browse pages. "
+         f"The [interactive table](table.md) filters and sorts the same list."),
+        "",
+        f"{jump}\n{{: .masrl-jump }}" if jump else "",
+        "",
+    ]
+    for category, keys in groups.items():
+        if not keys:
+            continue
+        parts += [f"## {md_text(axis.label_of(category))} {{ #{value_anchor(category)} }}", ""]
+        parts += [f"<p class=\"masrl-definition\">{md_text(axis.by_id[category].definition)}</p>", ""]
+        wanted = set(keys)
+        members = [e for e in ctx.entries if e.key in wanted]
+        parts += [listing(ctx, page, members), ""]
+    return "\n".join(parts)
+
+
+def entries_index_markdown(ctx: SiteContext) -> str:
+    page = ENTRIES_INDEX
+    rows = [
+        [f"<code>{html_text(e.key)}</code>", ctx.entry_link_html(page, e.key), html_text(e.year),
+         html_text(ctx.authors_short(e))]
+        for e in sorted(ctx.entries, key=lambda e: e.key)
+    ]
+    return "\n".join([
+        SEARCH_EXCLUDED,
+        "",
+        "# All entries by key",
+        "",
+        (f"The {len(rows)} retained entries in alphabetical order of their key, the name of their file "
+         "in `corpus/` and of their page."),
+        "",
+        html_table(["Key", "Title", "Year", "First author"], rows, "masrl-index"),
+        "",
+    ])
+
+
+# ---------------------------------------------------------------------------------------------
+# One entry.
+
+
+def entry_markdown(ctx: SiteContext, entry: Entry) -> str:
+    page = entry_page(entry.key)
+    sections = [
+        "---",
+        front_matter_title(entry.title),
+        "hide:",
+        "  - navigation",
+        "---",
+        "",
+        f"# {md_text(entry.title)}",
+        "",
+        _byline(ctx, entry),
+        "",
+        _facts_line(entry),
+        "",
+        '!!! abstract "Our summary"',
+        "",
+        f"    {md_text(entry.summary)}",
+        "",
+        "## Tags",
+        "",
+        _tags_list(ctx, page, entry),
+        "",
+        "## Identifiers and links",
+        "",
+        _links(entry),
+        "",
+    ]
+    if entry.notes and entry.notes.strip():
+        sections += ["## Curator notes", "", md_text(entry.notes), ""]
+    sections += ["## BibTeX", "", code_block(entry_bibtex(ctx.corpus, entry), "bibtex"), ""]
+    sections += ["## Same reward × credit cell", "", _same_cell(ctx, page, entry), ""]
+    return "\n".join(sections)
+
+
+def _byline(ctx: SiteContext, entry: Entry) -> str:
+    authors = "; ".join(entry.authors) + ("; and others" if not entry.authors_complete else "")
+    return f"<p class=\"masrl-byline\">{md_text(authors)}</p>"
+
+
+def _facts_line(entry: Entry) -> str:
+    """Year, venue, affiliation and key on one line under the authors."""
+    facts = [html_text(entry.year), html_text(entry.venue)]
+    if entry.affiliation:
+        facts.append(html_text(entry.affiliation))
+    facts.append(f"key <code>{html_text(entry.key)}</code>")
+    return f'<p class="masrl-entry-facts">{" · ".join(facts)}</p>'
+
+
+def _tags_list(ctx: SiteContext, page: str, entry: Entry) -> str:
+    """Every axis with the entry's chips, as a compact two-column list (raw HTML)."""
+    rows = []
+    for name in TAG_FIELDS:
+        axis = f'<a href="{html_attr(html_href(page, browse_page(name)))}">{html_text(ctx.field_label(name))}</a>'
+        values = ctx.values_of(entry, name)
+        chips = " ".join(ctx.chip_html(page, name, v) for v in values) or '<span class="masrl-na">not applicable</span>'
+        rows.append(f"<dt>{axis}</dt><dd>{chips}</dd>")
+    return '<dl class="masrl-tags">\n' + "\n".join(rows) + "\n</dl>"
+
+
+def _links(entry: Entry) -> str:
+    lines = []
+    for kind, (label, url_of) in IDENTIFIER_LINKS.items():
+        value = entry.identifiers.get(kind)
+        if value:
+            lines.append(f"- {label}: {external_link(url_of(value), value)}")
+    lines += [f"- Link: {external_link(url)}" for url in entry.urls]
+    extras = (("Journal reference", entry.journal_ref), ("Latest arXiv version seen", entry.latest_version),
+              ("arXiv primary category", entry.primary_category))
+    lines += [f"- {label}: {md_text(value)}" for label, value in extras if value]
+    return "\n".join(lines) if lines else "No identifier or link is recorded."
+
+
+def _same_cell(ctx: SiteContext, page: str, entry: Entry) -> str:
+    """The other entries in each reward type × credit unit cell this entry occupies (the first
+    few, then a link to the interactive table filtered to the cell)."""
+    cells = [(r, c) for r in entry.reward_types for c in entry.credit_units]
+    if not cells:
+        return "This entry has no reward type or no credit unit, so it sits in no reward × credit cell."
+    items = []
+    for reward, credit in cells:
+        others = [e for e in ctx.reward_credit_cells[(reward, credit)] if e.key != entry.key]
+        cell = f"{ctx.chip_html(page, 'reward_types', reward)} × {ctx.chip_html(page, 'credit_units', credit)}"
+        if not others:
+            items.append(f'<li>{cell}: <span class="masrl-gap-text">no other entry (this entry is alone in the cell)</span></li>')
+            continue
+        links = [f"<li>{ctx.entry_link_html(page, e.key)} <span class=\"masrl-facts\">{html_text(e.year)}</span></li>"
+                 for e in others[:SAME_CELL_SHOWN]]
+        if len(others) > SAME_CELL_SHOWN:
+            href = html_attr(table_filter_url(page, {"reward_types": reward, "credit_units": credit}))
+            links.append(f'<li><a href="{href}">all {len(others) + 1} entries of the cell in the table</a></li>')
+        noun = "entry" if len(others) == 1 else "entries"
+        items.append(f"<li>{cell}: {len(others)} other {noun}<ul>{''.join(links)}</ul></li>")
+    return '<ul class="masrl-cells">\n' + "\n".join(items) + "\n</ul>"

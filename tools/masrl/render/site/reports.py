@@ -1,0 +1,305 @@
+"""Statistics, gaps, the claim ledger and the screening log."""
+
+from __future__ import annotations
+
+from urllib.parse import urlencode
+
+import pandas as pd
+
+from masrl.derive import gaps as corpus_gaps
+from masrl.render import figures as plots
+from masrl.derive.stats import NOT_APPLICABLE
+from masrl.render.site.context import SiteContext, browse_page, html_href, value_anchor
+from masrl.render.site.escape import anchor_id, external_link, html_attr, html_text, md_text
+from masrl.render.site.markdown import compact_tables, figure, table
+
+STATISTICS_PAGE = "statistics.md"
+GAPS_PAGE = "gaps.md"
+CLAIMS_PAGE = "claims.md"
+SCREENING_PAGE = "screening.md"
+TABLE_PAGE = "table.md"
+FIGURE_DIR = "figures"
+
+SCREENING_FIGURE = "screening-flow"
+KEYS_SHOWN = 40  # entries named per list on the report pages
+
+
+def report_pages(ctx: SiteContext) -> dict[str, str]:
+    return {
+        STATISTICS_PAGE: statistics_markdown(ctx),
+        GAPS_PAGE: gaps_markdown(ctx),
+        CLAIMS_PAGE: claims_markdown(ctx),
+        SCREENING_PAGE: screening_markdown(ctx),
+    }
+
+
+def figure_files(ctx: SiteContext) -> dict[str, bytes]:
+    """Every figure of plots.FIGURES, drawn afresh from this corpus (SVG only: the site scales it)."""
+    return plots.render_figures(ctx.corpus, formats=("svg",))
+
+
+def figure_markdown(page: str, name: str) -> str:
+    for figure_name, title, caption in plots.FIGURES:
+        if figure_name == name:
+            src = html_href(page, f"{FIGURE_DIR}/{name}.svg")
+            return figure(src, md_text(title), md_text(caption))
+    raise KeyError(f"unknown figure {name!r}; plots.FIGURES has {[n for n, _, _ in plots.FIGURES]}")
+
+
+def table_filter_url(page: str, filters: dict[str, str]) -> str:
+    """A link into the interactive table with some filters set (the table reads the query string)."""
+    return html_href(page, TABLE_PAGE) + "?" + urlencode(sorted(filters.items()))
+
+
+# ---------------------------------------------------------------------------------------------
+# Statistics.
+
+
+def statistics_markdown(ctx: SiteContext) -> str:
+    page = STATISTICS_PAGE
+    stats = ctx.stats
+    headline = [[md_text(row["label"]), str(int(row["count"]))] for _, row in stats.headline.iterrows()]
+    parts = [
+        "# Statistics",
+        "",
+        ("Counts per axis and cross-tabulations of the retained entries, computed from the YAML at build "
+         "time (the same tables as `masrl stats` and STATS.md). Every taxonomy value is listed; a zero "
+         "is a gap and is marked. A multi-valued axis counts an entry once per value."),
+        "",
+        table(["Records", "Count"], headline, "lr"),
+        "",
+        "## Figures",
+        "",
+    ]
+    parts += [figure_markdown(page, name) + "\n" for name, _, _ in plots.FIGURES if name != SCREENING_FIGURE]
+    parts += ["## Counts per axis", ""]
+    tables = [_counts_table(ctx, page, name, frame) for name, frame in stats.axis_counts.items()]
+    parts += [compact_tables(tables), ""]
+    parts += [
+        "## Cross-tabulations",
+        "",
+        ("Each cell counts the entries holding both values and links to the interactive table filtered "
+         "to them. Empty cells are marked as gaps; sparse cells hold one or two entries."),
+        "",
+    ]
+    for name, frame in stats.crosstabs.items():
+        title = f"{stats.labels[frame.index.name]} × {stats.labels[frame.columns.name]}"
+        parts += [f"### {md_text(title)} {{ #{anchor_id('crosstab', name)} }}", ""]
+        parts += [crosstab_html(ctx, page, frame), ""]
+    return "\n".join(parts)
+
+
+def _counts_table(ctx: SiteContext, page: str, name: str, frame: pd.DataFrame) -> tuple[str, list[str], list[list[str]]]:
+    """One axis as a compact table: each value linked to its browse section, zeros marked as gaps."""
+    rows = []
+    for value, row in frame.iterrows():
+        count = int(row["count"])
+        share = f"{100 * count / ctx.stats.entries:.0f}%" if ctx.stats.entries else "-"
+        href = html_attr(html_href(page, browse_page(name), value_anchor(value)))
+        label = f'<a href="{href}">{html_text(row["label"])}</a>'
+        if value == NOT_APPLICABLE:
+            label = f"<em>{label}</em>"
+        shown = f'<span class="masrl-count-gap">{count}</span>' if count == 0 and value != NOT_APPLICABLE else str(count)
+        rows.append([label, shown, share])
+    caption = f'<span id="{anchor_id("axis", name)}">{html_text(ctx.stats.labels[name])}</span>'
+    return caption, ["Value", "Entries", "Share"], rows
+
+
+def crosstab_html(ctx: SiteContext, page: str, frame: pd.DataFrame, sparse: int = corpus_gaps.DEFAULT_SPARSE) -> str:
+    """A cross-tab as an HTML table: labelled headers, gap classes, counts linking to the table."""
+    row_field, column_field = frame.index.name, frame.columns.name
+    classes = corpus_gaps.cell_classes(frame, sparse)
+    head = "".join(
+        f'<th scope="col" title="{md_text(c)}">{md_text(ctx.value_label(column_field, c))}</th>' for c in frame.columns
+    )
+    corner = f"{md_text(ctx.field_label(row_field))} \\ {md_text(ctx.field_label(column_field))}"
+    lines = [
+        '<div class="masrl-crosstab-wrap">',
+        '<table class="masrl-crosstab">',
+        f'<thead><tr><th scope="col">{corner}</th>{head}</tr></thead>',
+        "<tbody>",
+    ]
+    for row in frame.index:
+        cells = []
+        for column in frame.columns:
+            count = int(frame.loc[row, column])
+            css = classes.loc[row, column]
+            if count:
+                href = table_filter_url(page, {row_field: row, column_field: column})
+                content = f'<a href="{html_attr(href)}">{count}</a>'
+            else:
+                content = '<span aria-label="empty">0</span>'
+            cells.append(f'<td class="masrl-cell {"masrl-cell--" + css if css else ""}">{content}</td>')
+        lines.append(f'<tr><th scope="row">{md_text(ctx.value_label(row_field, row))}</th>{"".join(cells)}</tr>')
+    lines += ["</tbody>", "</table>", "</div>"]
+    return "\n".join(lines)
+
+
+def legend_html() -> str:
+    return (
+        '<p class="masrl-legend"><span class="masrl-cell masrl-cell--empty">0</span> empty cell (a gap) '
+        '<span class="masrl-cell masrl-cell--sparse">1</span> sparse cell (1 or 2 entries)</p>'
+    )
+
+
+# ---------------------------------------------------------------------------------------------
+# Gaps.
+
+
+def _key_link(ctx: SiteContext, page: str, key: str) -> str:
+    if key in ctx.by_key:
+        return ctx.entry_link(page, key, key)
+    return f"<code>{md_text(key)}</code> (no longer in the corpus)"  # e.g. a claim's culprit
+
+
+def _key_links(ctx: SiteContext, page: str, keys, limit: int = KEYS_SHOWN) -> str:
+    """Links to the entries named by key, the first ``limit`` of them."""
+    if not keys:
+        return "none"
+    shown = ", ".join(_key_link(ctx, page, key) for key in keys[:limit])
+    return shown + (f" and {len(keys) - limit} more" if len(keys) > limit else "")
+
+
+def gaps_markdown(ctx: SiteContext) -> str:
+    page = GAPS_PAGE
+    found = corpus_gaps.find_gaps(ctx.corpus)
+    parts = [
+        "# Gaps",
+        "",
+        ("Where the corpus is thin: empty and sparse cells of each cross-tabulation, taxonomy values no "
+         "entry holds, the orchestration sub-decisions that RL-trained entries address, and the evaluation "
+         "measures benchmarks cover. These feed the survey's open problems."),
+        "",
+        legend_html(),
+        "",
+        "## Values no retained entry holds",
+        "",
+    ]
+    for name, values in found.unused_values.items():
+        chips = " ".join(ctx.chip(page, name, v) for v in values) if values else "none"
+        parts += [f"- {md_text(found.labels[name])}: {chips}"]
+    parts += ["", "## Sub-decision coverage of RL-trained entries", ""]
+    parts += [_coverage_table(ctx, page, "sub_decisions", found.sub_decision_coverage, "RL-trained entries"), ""]
+    parts += ["## Benchmark coverage of evaluation measures", ""]
+    parts += [_coverage_table(ctx, page, "evaluation_measures", found.benchmark_measures, "Benchmarks"), ""]
+    parts += ["## Empty and sparse cells", ""]
+    for item in found.crosstabs.values():
+        title = f"{found.labels[item.row_field]} × {found.labels[item.column_field]}"
+        parts += [f"### {md_text(title)} {{ #{anchor_id('gaps', item.name)} }}", ""]
+        parts += [crosstab_html(ctx, page, item.table, found.sparse_threshold), ""]
+        parts += [f"{len(item.empty)} empty and {len(item.sparse)} sparse of {item.table.size} cells.", ""]
+        for cell in item.sparse:
+            pair = f"{ctx.chip(page, item.row_field, cell.row)} × {ctx.chip(page, item.column_field, cell.column)}"
+            parts.append(f"- {pair} ({cell.count}): {_key_links(ctx, page, cell.entries)}")
+        parts += [""]
+    return "\n".join(parts)
+
+
+def _coverage_table(ctx: SiteContext, page: str, field_name: str, coverage, noun: str) -> str:
+    rows = []
+    for item in coverage:
+        count = f'<span class="masrl-count-gap">{item.count}</span>' if not item.count else str(item.count)
+        rows.append([ctx.chip(page, field_name, item.value), count, _key_links(ctx, page, item.entries)])
+    return table(["Value", noun, "Entries"], rows, "lrl")
+
+
+# ---------------------------------------------------------------------------------------------
+# Claims.
+
+
+def claims_markdown(ctx: SiteContext) -> str:
+    from masrl.derive import claims
+
+    page = CLAIMS_PAGE
+    intro = [
+        "# Claim ledger",
+        "",
+        ("The survey's central claims, each written as a query over the tagged fields and re-checked "
+         "against the corpus every time the site is built (`masrl claims` runs the same check). A claim "
+         "that no longer holds names the entries behind the change."),
+        "",
+    ]
+    if not claims.ledger_path_of(ctx.corpus).exists():
+        return "\n".join(intro + ["This corpus has no claim ledger (`claims/ledger.yaml`).", ""])
+    results = claims.evaluate_claims(ctx.corpus)
+    held = sum(r.holds for r in results)
+    rows = [
+        [f"[{md_text(r.id)}](#{anchor_id('claim', r.id)})", md_text(claims.format_value(r.claim.expect)),
+         md_text(claims.live_text(r)), _status_badge(r.holds)]
+        for r in results
+    ]
+    parts = intro + [
+        f'<p class="masrl-claims-summary">{held} of {len(results)} claims hold.</p>',
+        "",
+        table(["Claim", "Expected", "Live", "Status"], rows, "lllc"),
+        "",
+    ]
+    for r in results:
+        parts += [f"## {md_text(r.id)} {{ #{anchor_id('claim', r.id)} }}", ""]
+        parts += [f"{_status_badge(r.holds)} {md_text(r.claim.statement)}", ""]
+        facts = [
+            f"- Query: <code>{md_text(r.claim.query.text)}</code>",
+            f"- Expected: {md_text(claims.format_value(r.claim.expect))}; live: {md_text(claims.live_text(r))}",
+        ]
+        facts += [f"- Entries ({md_text(part)}): {_key_links(ctx, page, keys)}" for part, keys in r.entries.items()]
+        if not r.holds:
+            facts += [f"- Why it fails: {md_text(r.detail)}"]
+            if r.culprits:
+                facts += [f"- Entries to look at: {_key_links(ctx, page, r.culprits)}"]
+        facts += [f"- Boundary: {md_text(r.claim.boundary)}"]
+        parts += facts + [""]
+    return "\n".join(parts)
+
+
+def _status_badge(holds: bool) -> str:
+    if holds:
+        return '<span class="masrl-status masrl-status--holds">holds</span>'
+    return '<span class="masrl-status masrl-status--fails">fails</span>'
+
+
+# ---------------------------------------------------------------------------------------------
+# The screening log.
+
+
+def screening_markdown(ctx: SiteContext) -> str:
+    page = SCREENING_PAGE
+    corpus = ctx.corpus
+    taxonomy = ctx.taxonomy
+    records = sorted(corpus.exclusions, key=lambda r: r.record_id)
+    parts = [
+        "# Screening log",
+        "",
+        (f"{corpus.audited} records were audited: {len(corpus.entries)} are retained as entries and "
+         f"{len(records)} were excluded, each with a logged stage, reason and rationale "
+         "(one file per record in `exclusions/`)."),
+        "",
+        figure_markdown(page, SCREENING_FIGURE),
+        "",
+        "## Excluded records by stage and reason",
+        "",
+    ]
+    tables = []
+    for field_name, frame in ctx.stats.exclusion_counts.items():
+        rows = [[md_text(row["label"]), str(int(row["count"]))] for _, row in frame.iterrows()]
+        tables.append((md_text(ctx.stats.labels[field_name]), ["Value", "Records"], rows))
+    parts += [compact_tables(tables), ""]
+    parts += ["## Every excluded record, by stage", ""]
+    stages = taxonomy["screening_stages"]
+    for stage in stages.ids:
+        members = [r for r in records if r.stage == stage]
+        parts += [f"### {md_text(stages.label_of(stage))} ({len(members)}) {{ #{anchor_id('stage', stage)} }}", ""]
+        parts += [f'<p class="masrl-definition">{md_text(stages.by_id[stage].definition)}</p>', ""]
+        for record in members:
+            facts = " · ".join(md_text(x) for x in (
+                taxonomy["exclusion_reasons"].label_of(record.reason_code),
+                taxonomy["source_kinds"].label_of(record.source),
+                record.identifier,
+                record.date_screened,
+            ))
+            parts.append(
+                f'- <span id="{anchor_id(record.record_id)}" class="masrl-record-id">{md_text(record.record_id)}</span> '
+                f"**{external_link(record.url, record.title)}** <span class=\"masrl-facts\">{facts}</span>"
+                f"<br>\n  {md_text(record.rationale)}"
+            )
+        parts += [""]
+    return "\n".join(parts)

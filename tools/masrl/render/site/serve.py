@@ -1,0 +1,77 @@
+"""`masrl site serve`: mkdocs' live-reloading server over the generated docs folder, plus a
+watcher that regenerates that folder when the YAML or the hand-written site sources change.
+
+mkdocs watches the generated folder itself; since syncing rewrites only changed files, an edit
+to one entry rebuilds the site once, and an invalid edit leaves the last good pages in place.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from collections.abc import Callable
+from pathlib import Path
+
+from masrl.model.records import CorpusInvalid, Project, load_corpus
+from masrl.render.site.builder import default_paths, generate_docs, sync_tree
+from masrl.render.site.errors import SiteError
+
+POLL_SECONDS = 1.0
+
+
+def watched_paths(project: Project, source: Path) -> list[Path]:
+    """Everything the pages are generated from (folders are watched recursively)."""
+    names = ("corpus", "exclusions", "taxonomy", "claims", "docs_fragments", "CONTRIBUTING.md")
+    return [project.root / name for name in names] + [source]
+
+
+def fingerprint(paths: list[Path]) -> tuple:
+    """A cheap summary of every file's path, size and modification time."""
+    files = []
+    for path in paths:
+        files += [p for p in path.rglob("*") if p.is_file()] if path.is_dir() else [path] if path.is_file() else []
+    return tuple(sorted((str(p), p.stat().st_size, p.stat().st_mtime_ns) for p in files))
+
+
+def regenerate(project: Project, source: Path, staging: Path, echo: Callable[[str], None]) -> None:
+    try:
+        changed = sync_tree(generate_docs(load_corpus(project), source), staging)
+    except CorpusInvalid as exc:
+        echo(exc.report.render("text") + "the pages stay as they were until the corpus validates again")
+        return
+    except SiteError as exc:
+        echo(f"site: {exc}")
+        return
+    if changed:
+        echo(f"site: regenerated {len(changed)} file(s)")
+
+
+def _watch(project: Project, source: Path, staging: Path, echo, stop: threading.Event) -> None:
+    folders = watched_paths(project, source)
+    last = fingerprint(folders)
+    while not stop.wait(POLL_SECONDS):
+        current = fingerprint(folders)
+        if current != last:
+            last = current
+            regenerate(project, source, staging, echo)
+
+
+def serve_site(project: Project, host: str = "127.0.0.1", port: int = 8000, staging: Path | None = None,
+               echo: Callable[[str], None] = print) -> None:
+    from mkdocs.commands.serve import serve
+
+    paths = default_paths(project, staging=staging)
+    sync_tree(generate_docs(load_corpus(project), paths.source), paths.staging)
+    handler = logging.StreamHandler()
+    handler.setFormatter(logging.Formatter("%(levelname)-7s -  %(message)s"))
+    logger = logging.getLogger("mkdocs")
+    logger.addHandler(handler)
+    logger.setLevel(logging.INFO)
+    stop = threading.Event()
+    watcher = threading.Thread(target=_watch, args=(project, paths.source, paths.staging, echo, stop), daemon=True)
+    watcher.start()
+    try:
+        serve(str(paths.config_file), livereload=True, dev_addr=f"{host}:{port}", docs_dir=str(paths.staging))
+    finally:
+        stop.set()
+        logger.removeHandler(handler)

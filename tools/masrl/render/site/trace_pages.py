@@ -1,0 +1,129 @@
+"""The orchestration-trace schema reference and the example traces, each with its figure."""
+
+from __future__ import annotations
+
+import json
+import tempfile
+from functools import lru_cache
+from pathlib import Path
+
+from masrl.render.site.context import CHECKOUT_ROOT, SiteContext, html_href
+from masrl.render.site.escape import anchor_id, md_text
+from masrl.render.site.markdown import code_block, compact_tables, figure
+
+OVERVIEW_PAGE = "traces/index.md"
+SCHEMA_PAGE = "traces/schema.md"
+OVERVIEW_FRAGMENT = Path("docs_fragments") / "traces.md"
+EXAMPLES_PAGE = "traces/examples.md"
+FIGURE_DIR = "figures/traces"
+# Metrics shown for each example, as `masrl trace metrics` names them.
+METRIC_ROWS = (
+    ("events", "Events"),
+    ("edges", "Edges"),
+    ("agents", "Agents"),
+    ("work", "Work (sum of event durations)"),
+    ("span", "Span (critical path)"),
+    ("parallelism", "Parallelism (work / span)"),
+    ("max_fan_out", "Largest fan-out of one spawner"),
+    ("spawn_depth", "Spawn depth"),
+    ("messages", "Messages"),
+    ("tool_calls", "Tool calls"),
+    ("stop_reason", "Stop reason"),
+)
+
+
+def trace_pages(ctx: SiteContext) -> tuple[dict[str, str], dict[str, bytes]]:
+    """(pages, files): the overview, the schema reference, the examples and their figures."""
+    pages, files = _trace_pages()
+    return {OVERVIEW_PAGE: overview_markdown(ctx.corpus.project.root), **pages}, files
+
+
+def overview_markdown(project_root: Path) -> str:
+    """docs_fragments/traces.md (the project's, else the checkout's), which the README shares."""
+    for root in (project_root, CHECKOUT_ROOT):
+        if (root / OVERVIEW_FRAGMENT).is_file():
+            text = (root / OVERVIEW_FRAGMENT).read_text(encoding="utf-8")
+            break
+    else:
+        text = "# Orchestration traces\n\nAn orchestration trace records one run of an agent team as a temporal event graph.\n"
+    return text.rstrip() + "\n\nSee the [field-by-field schema reference](schema.md) and the [example traces](examples.md).\n"
+
+
+@lru_cache(maxsize=1)
+def _trace_pages() -> tuple[dict[str, str], dict[str, bytes]]:
+    # The trace pages do not depend on the corpus: render them once per process.
+    from masrl.traces import examples_directory
+    from masrl.traces.schema import schema_reference_markdown
+
+    folder = examples_directory()
+    examples = sorted(folder.glob("*.json")) if folder.is_dir() else []
+    figures = {f"{FIGURE_DIR}/{path.stem}.svg": _figure_svg(path) for path in examples}
+    schema = schema_reference_markdown().rstrip() + "\n\n" + _examples_pointer(examples) + "\n"
+    return {SCHEMA_PAGE: schema, EXAMPLES_PAGE: examples_markdown(examples)}, figures
+
+
+def _examples_pointer(examples: list[Path]) -> str:
+    return f"## Examples\n\nThe [{len(examples)} example traces](examples.md) show the schema in use, each with its figure."
+
+
+def _figure_svg(path: Path) -> bytes:
+    from masrl.traces.figure import render_trace_figure
+
+    trace = json.loads(path.read_text(encoding="utf-8"))
+    with tempfile.TemporaryDirectory() as scratch:
+        target = Path(scratch) / f"{path.stem}.svg"
+        render_trace_figure(trace, target)
+        return target.read_bytes()
+
+
+def examples_markdown(examples: list[Path]) -> str:
+    page = EXAMPLES_PAGE
+    parts = [
+        "# Example traces",
+        "",
+        ("Small orchestration traces, valid under the [trace schema](schema.md), one per kind of team. "
+         "Each figure draws the events on a time axis, one lane per agent, with the dependency edges "
+         "between them. The files ship with masrl in `tools/masrl/traces/examples/`; "
+         "`masrl trace validate`, `masrl trace metrics` and `masrl trace figure` read them."),
+        "",
+    ]
+    if not examples:
+        parts += ["No example traces ship with this version.", ""]
+    for path in examples:
+        trace = json.loads(path.read_text(encoding="utf-8"))
+        description = _describe(trace)
+        heading = f"{path.stem.replace('_', ' ').capitalize()} ({path.name})"
+        parts += [f"## {md_text(heading)} {{ #{anchor_id(path.stem)} }}", ""]
+        if description:
+            parts += [md_text(description), ""]
+        src = html_href(page, f"{FIGURE_DIR}/{path.stem}.svg")
+        parts += [figure(src, md_text(f"Trace {trace.get('trace_id', path.stem)}"), md_text(_facts(trace))), ""]
+        parts += [_metrics_table(trace), ""]
+        parts += [f'??? example "The trace as JSON ({md_text(path.name)})"', ""]
+        block = code_block(json.dumps(trace, indent=2, ensure_ascii=False), "json")
+        parts += ["    " + line if line else "" for line in block.splitlines()]
+        parts += [""]
+    return "\n".join(parts)
+
+
+def _metrics_table(trace: dict) -> str:
+    from masrl.traces.metrics import trace_metrics
+
+    metrics = trace_metrics(trace)
+    rows = [[label, md_text(metrics[key])] for key, label in METRIC_ROWS if metrics.get(key) is not None]
+    rewards = [f"{md_text(k.split('.', 1)[1])} = {md_text(v)}" for k, v in sorted(metrics.items()) if k.startswith("reward.")]
+    if rewards:
+        rows.append(["Rewards by channel", ", ".join(rewards)])
+    return compact_tables([("Orchestration metrics (<code>masrl trace metrics</code>)", ["Metric", "Value"], rows)])
+
+
+def _describe(trace: dict) -> str:
+    meta = trace.get("meta") if isinstance(trace.get("meta"), dict) else {}
+    return str(meta.get("description") or meta.get("summary") or "")
+
+
+def _facts(trace: dict) -> str:
+    """The figure caption: what the trace is and how to read the drawing."""
+    topology = trace.get("topology") or "unknown"
+    return (f"Task {trace.get('task_id', '?')}, topology {topology}. One lane per agent, time from left "
+            "to right; markers are event types and lines the edges between events, styled by edge type.")
