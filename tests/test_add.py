@@ -18,7 +18,8 @@ import pytest
 from click.testing import CliRunner
 from conftest import entry_data, exclusion_data, write_entry, write_exclusion
 from fixtures.arxiv.fake_arxiv import FakeArxiv
-from masrl.model import yamlio
+from masrl.check.validate import validate_project
+from masrl.cli import main
 from masrl.imports.add import AddRefused, ExclusionChoice, add_paper, generate_key, title_acronym
 from masrl.imports.arxiv import (
     ArxivBadAnswer,
@@ -32,9 +33,8 @@ from masrl.imports.arxiv import (
     parse_retry_after,
     surname_first,
 )
-from masrl.cli import main
+from masrl.model import yamlio
 from masrl.model.records import ENTRY_FIELDS, ENTRY_SCHEMA_LINE, PLACEHOLDER, Project
-from masrl.check.validate import validate_project
 
 runner = CliRunner()
 MASRL = Path(sys.executable).with_name("masrl")

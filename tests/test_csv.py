@@ -9,7 +9,12 @@ from pathlib import Path
 from click.testing import CliRunner
 from conftest import REPO_ROOT
 from masrl.cli import main
-from masrl.exports.csv import EXCLUSIONS_HEADER, PAPERS_HEADER, PAPERS_HEADER_WITHOUT_SUMMARY, export_csv
+from masrl.exports.csv import (
+    EXCLUSIONS_HEADER,
+    PAPERS_HEADER,
+    PAPERS_HEADER_WITHOUT_SUMMARY,
+    export_csv,
+)
 from masrl.model.records import Project, load_corpus
 
 runner = CliRunner()

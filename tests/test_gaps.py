@@ -9,17 +9,9 @@ import pytest
 from click.testing import CliRunner
 from conftest import REPO_ROOT, entry_data, write_entry
 from masrl.cli import main
-from masrl.derive.gaps import (
-    EMPTY_MARK,
-    cell_class,
-    cell_classes,
-    crosstab_html,
-    find_gaps,
-    format_cell,
-    gaps_json,
-    gaps_markdown,
-)
+from masrl.derive.gaps import cell_class, cell_classes, find_gaps
 from masrl.model.records import Project, load_corpus
+from masrl.render.gaps import EMPTY_MARK, crosstab_html, format_cell, gaps_json, gaps_markdown
 
 
 @pytest.fixture

@@ -7,11 +7,11 @@ import xml.etree.ElementTree as ElementTree
 import pytest
 from click.testing import CliRunner
 from conftest import REPO_ROOT
-from masrl.render import figures as plots
 from masrl.cli import main
-from masrl.model.records import Project, load_corpus
-from masrl.render.figures import DRAWERS, FIGURES, render_figures, screening_flow_data
 from masrl.derive.stats import crosstab
+from masrl.model.records import Project, load_corpus
+from masrl.render import figures as plots
+from masrl.render.figures import DRAWERS, FIGURES, render_figures, screening_flow_data
 
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 

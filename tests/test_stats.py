@@ -11,18 +11,9 @@ import pytest
 from click.testing import CliRunner
 from conftest import REPO_ROOT, entry_data, write_entry
 from masrl.cli import main
+from masrl.derive.stats import AXIS_FIELDS, CROSSTABS, NOT_APPLICABLE, compute_stats, crosstab_name
 from masrl.model.records import Project, load_corpus
-from masrl.derive.stats import (
-    AXIS_FIELDS,
-    CROSSTABS,
-    NOT_APPLICABLE,
-    compute_stats,
-    crosstab_name,
-    stats_csv,
-    stats_json,
-    stats_markdown,
-    stats_rows,
-)
+from masrl.render.stats import stats_csv, stats_json, stats_markdown, stats_rows
 
 
 @pytest.fixture

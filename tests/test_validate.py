@@ -12,9 +12,9 @@ from click.testing import CliRunner
 from conftest import REPO_ROOT, entry_data, exclusion_data, write_entry, write_exclusion
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from masrl.check.validate import validate_project
 from masrl.cli import main
 from masrl.model.records import Project
-from masrl.check.validate import validate_project
 
 
 def problems_for(project: Project) -> list[str]:

@@ -11,11 +11,8 @@ import pytest
 from click.testing import CliRunner
 from conftest import REPO_ROOT, entry_data, write_entry
 from fixtures.arxiv.fake_arxiv import API_PATH, FEED_TEMPLATE, FakeArxiv
-from masrl.model import identifiers as ids
-from masrl.model import yamlio
-from masrl.imports.arxiv import ArxivServerError, ArxivSettings, PaperMetadata
 from masrl.cli import main
-from masrl.model.records import Project, load_corpus, read_records
+from masrl.imports.arxiv import ArxivServerError, ArxivSettings, PaperMetadata
 from masrl.imports.verify_metadata import (
     MetadataCache,
     comparable_title,
@@ -23,6 +20,9 @@ from masrl.imports.verify_metadata import (
     entries_with_arxiv_ids,
     verify_metadata,
 )
+from masrl.model import identifiers as ids
+from masrl.model import yamlio
+from masrl.model.records import Project, load_corpus, read_records
 from werkzeug import Request, Response
 
 runner = CliRunner()

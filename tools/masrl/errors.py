@@ -48,3 +48,16 @@ class UnsafeWriteError(MasrlError):
 
 class RemoteError(MasrlError):
     """A server (arXiv, a mirror) that did not answer usefully."""
+
+
+class ProblemsError(InputError):
+    """A file with several problems, each already a `path:line: message` line."""
+
+    def __init__(self, path: str | Path, problems: list[str], heading: str | None = None):
+        self.problems = list(problems)
+        lines = ([heading] if heading else []) + [f"  {p}" if heading else p for p in self.problems]
+        super().__init__("\n".join(lines))
+        self.path = str(path)
+
+    def __str__(self) -> str:  # the problems name their own files and lines
+        return self.message

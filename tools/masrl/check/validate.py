@@ -16,7 +16,6 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from masrl.model import identifiers as ids
-from masrl.render.annotations import github_annotation
 from masrl.model.records import (
     ENTRY_FIELDS,
     EXCLUSION_FIELDS,
@@ -31,6 +30,7 @@ from masrl.model.records import (
     read_records,
 )
 from masrl.model.taxonomy import Taxonomy
+from masrl.render.annotations import github_annotation
 
 KEY_PATTERN = re.compile(r"^[a-z0-9][a-z0-9-]*[a-z0-9]$|^[a-z0-9]$")
 RECORD_ID_PATTERN = re.compile(r"^E\d{3,}$")

@@ -44,12 +44,22 @@ class LazyGroup(click.Group):
         return super().get_command(ctx, name)
 
     def invoke(self, ctx):
+        # Every error a user can cause ends here as one message and an exit code, never a traceback.
+        from masrl.errors import MasrlError
+        from masrl.model.records import CorpusInvalid
         from masrl.model.taxonomy import TaxonomyError
 
         try:
             return super().invoke(ctx)
+        except CorpusInvalid as exc:
+            click.echo(exc.report.render("text"), err=True)
+            sys.exit(exc.exit_code)
         except TaxonomyError as exc:
-            raise click.ClickException(f"taxonomy: {exc}") from exc
+            click.echo(f"error: taxonomy: {exc}", err=True)
+            sys.exit(exc.exit_code)
+        except MasrlError as exc:
+            click.echo(f"error: {exc}", err=True)
+            sys.exit(exc.exit_code)
 
     def format_commands(self, ctx, formatter):
         # List help from the table, without importing every command module.

@@ -19,7 +19,8 @@ from masrl.cli import load_or_exit, root_option
 def claims_command(root: str | None, ledger: Path | None, fmt: str) -> None:
     """Check every claim of the ledger against the corpus: the live value beside the expected one
     and the entries behind it. Exit 1 when a claim no longer holds."""
-    from masrl.derive.claims import evaluate_claims, render
+    from masrl.derive.claims import evaluate_claims
+    from masrl.render.claims import render
 
     corpus = load_or_exit(root)
     results = evaluate_claims(corpus, ledger)  # a malformed ledger stops here with file:line problems

@@ -19,7 +19,8 @@ from masrl.derive.gaps import DEFAULT_SPARSE
 def gaps_command(root: str | None, sparse: int, fmt: str, output: Path | None) -> None:
     """Show empty and sparse cross-tab cells, unused reward families and credit units,
     sub-decision coverage of RL-trained entries and benchmark coverage of evaluation measures."""
-    from masrl.derive.gaps import find_gaps, gaps_json, gaps_markdown
+    from masrl.derive.gaps import find_gaps
+    from masrl.render.gaps import gaps_json, gaps_markdown
 
     gaps = find_gaps(load_or_exit(root), sparse=sparse)
     emit(gaps_json(gaps) if fmt == "json" else gaps_markdown(gaps), output)

@@ -27,7 +27,7 @@ def import_group() -> None:
 @click.option("--dry-run", is_flag=True, help="Show what would be written, write nothing.")
 def import_csv(csv_file: Path, root: str | None, force: bool, dry_run: bool) -> None:
     """Import papers.csv or excluded.csv (the artifact layout) into corpus/ or exclusions/."""
-    from masrl.exports.csv import CsvLayoutError, plan_import
+    from masrl.imports.csv import CsvLayoutError, plan_import
 
     project = project_from(root)
     try:
@@ -39,7 +39,7 @@ def import_csv(csv_file: Path, root: str | None, force: bool, dry_run: bool) -> 
 
 def _carry_out(plan, project, dry_run: bool, label: str, force_hint: str, extra_summary: str = "") -> None:
     """Report each planned file, write them unless it is a dry run, and summarise."""
-    from masrl.exports.csv import apply_plan
+    from masrl.imports.csv import apply_plan
 
     for planned in plan.files:
         if planned.status == "unchanged":
@@ -85,7 +85,8 @@ def export_csv_command(root: str | None, kind: str, output: Path | None) -> None
 @click.option("--dry-run", is_flag=True, help="Show what would be written, write nothing.")
 def import_bib(bib_file: Path, root: str | None, force: bool, dry_run: bool) -> None:
     """Scaffold corpus entries from a BibTeX file (tags left as TODO; known papers skipped)."""
-    from masrl.exports.bibtex import BibtexError, plan_bib_import
+    from masrl.exports.bibtex import BibtexError
+    from masrl.imports.bibtex import plan_bib_import
 
     project = project_from(root)
     try:
@@ -113,7 +114,7 @@ def export_bib_command(root: str | None, output: Path | None) -> None:
 @output_option
 def export_json_command(root: str | None, output: Path | None) -> None:
     """Export entries, exclusions and the taxonomy as one deterministic JSON document."""
-    from masrl.exports.bibtex import export_json
+    from masrl.exports.json import export_json
 
     # Strict: the site must never show a TODO.
     emit(export_json(load_or_exit(root, allow_placeholders=False)), output)

@@ -7,8 +7,8 @@ from pathlib import Path
 import click
 
 from masrl.cli import load_or_exit, project_from, root_option
-from masrl.render.figures import FIGURES, FORMATS
 from masrl.model.yamlio import write_if_changed
+from masrl.render.figures import FIGURES, FORMATS
 
 
 @click.command("plots")

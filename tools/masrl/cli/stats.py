@@ -16,7 +16,8 @@ from masrl.cli import emit, load_or_exit, output_option, root_option
 @output_option
 def stats_command(root: str | None, fmt: str, output: Path | None) -> None:
     """Print headline counts, counts per axis, cross-tabs and exclusion counts."""
-    from masrl.derive.stats import compute_stats, stats_csv, stats_json, stats_markdown
+    from masrl.derive.stats import compute_stats
+    from masrl.render.stats import stats_csv, stats_json, stats_markdown
 
     stats = compute_stats(load_or_exit(root))
     render = {"markdown": stats_markdown, "json": stats_json, "csv": stats_csv}[fmt]

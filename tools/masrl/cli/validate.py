@@ -6,8 +6,8 @@ import sys
 
 import click
 
-from masrl.cli import project_from, root_option
 from masrl.check.validate import validate_project
+from masrl.cli import project_from, root_option
 
 
 @click.command()

@@ -19,6 +19,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from masrl.check.validate import RECORD_ID_PATTERN
+from masrl.errors import InputError
 from masrl.model import identifiers as ids
 from masrl.model import yamlio
 from masrl.model.records import (
@@ -30,18 +32,13 @@ from masrl.model.records import (
     Project,
     read_records,
 )
-from masrl.check.validate import RECORD_ID_PATTERN
 
 if TYPE_CHECKING:  # the arXiv client (requests, lxml) is imported only when a paper is fetched
     from masrl.imports.arxiv import ArxivSettings, PaperMetadata
 
 
-class AddRefused(Exception):
+class AddRefused(InputError):
     """The request cannot be carried out (bad identifier, duplicate, unknown tag value)."""
-
-    def __init__(self, message: str):
-        super().__init__(message)
-        self.message = message
 
 
 # ---------------------------------------------------------------------------------------------

@@ -23,6 +23,7 @@ import requests
 from lxml import etree
 from requests.adapters import HTTPAdapter
 
+from masrl.errors import RemoteError
 from masrl.model import identifiers as ids
 
 DEFAULT_API_URL = "https://export.arxiv.org/api/query"
@@ -58,14 +59,10 @@ class ArxivSettings:
             raise ArxivConfigError("the timeout must be a positive number of seconds")
 
 
-class ArxivLookupError(Exception):
+class ArxivLookupError(RemoteError):
     """Any failure to get metadata from arXiv; ``message`` is ready for the terminal."""
 
     retryable = False
-
-    def __init__(self, message: str):
-        super().__init__(message)
-        self.message = message
 
 
 class ArxivConfigError(ArxivLookupError):

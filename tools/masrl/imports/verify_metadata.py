@@ -16,10 +16,10 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from masrl.imports.arxiv import ArxivClient, ArxivSettings, PaperMetadata
+from masrl.imports.csv import latex_to_unicode
 from masrl.model import identifiers as ids
 from masrl.model import yamlio
-from masrl.imports.arxiv import ArxivClient, ArxivSettings, PaperMetadata
-from masrl.exports.csv import latex_to_unicode
 from masrl.model.records import Project, RawRecord, read_records
 
 CACHE_SUBDIR = Path(".cache") / "masrl" / "arxiv"

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from masrl.errors import MasrlError
 from masrl.model import yamlio
 from masrl.model.taxonomy import Taxonomy, load_taxonomy, packaged_taxonomy_dir
 
@@ -294,11 +295,11 @@ class Corpus:
         return len(self.entries) + len(self.exclusions)
 
 
-class CorpusInvalid(Exception):
+class CorpusInvalid(MasrlError):
     """The corpus has validation errors; carries the validation report."""
 
     def __init__(self, report):
-        super().__init__(f"the corpus has {len(report.errors)} validation error(s); run `masrl validate`")
+        super().__init__(f"the corpus has {len(report.errors)} validation error(s)", hint="run `masrl validate`")
         self.report = report
 
 

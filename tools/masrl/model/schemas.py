@@ -5,10 +5,16 @@ from __future__ import annotations
 
 import json
 
+from masrl.check.validate import (
+    DATE_PATTERN,
+    EARLIEST_YEAR,
+    KEY_PATTERN,
+    RECORD_ID_PATTERN,
+    VERSION_PATTERN,
+)
 from masrl.model import identifiers as ids
 from masrl.model.records import ENTRY_FIELDS, EXCLUSION_FIELDS, PLACEHOLDER, FieldSpec
 from masrl.model.taxonomy import Condition, Taxonomy
-from masrl.check.validate import DATE_PATTERN, EARLIEST_YEAR, KEY_PATTERN, RECORD_ID_PATTERN, VERSION_PATTERN
 
 SCHEMA_DIALECT = "https://json-schema.org/draft/2020-12/schema"
 URL_PATTERN = r"^https?://[^\s/?#]+\.[^\s]+$"

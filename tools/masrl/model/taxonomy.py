@@ -13,6 +13,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
+from masrl.errors import InputError
 from masrl.model import yamlio
 
 # The axes every taxonomy directory must define, in the order the site and STATS.md show them.
@@ -37,7 +38,7 @@ AXIS_NAMES = (
 )
 
 
-class TaxonomyError(Exception):
+class TaxonomyError(InputError):
     """A vocabulary file that is missing or malformed."""
 
 

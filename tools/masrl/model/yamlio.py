@@ -17,17 +17,19 @@ from typing import Any
 
 import yaml
 
+from masrl.errors import InputError
+
 _BaseLoader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 
-class YamlError(Exception):
+class YamlError(InputError):
     """A file that is not acceptable YAML; carries the 1-based line where known."""
 
     def __init__(self, message: str, line: int | None = None, hint: str | None = None):
-        super().__init__(message)
-        self.message = message
-        self.line = line
-        self.hint = hint
+        super().__init__(message, line=line, hint=hint)
+
+    def __str__(self) -> str:  # the reader adds the path it knows
+        return self.message
 
 
 class LineDict(dict):

@@ -22,7 +22,6 @@ from matplotlib.figure import Figure
 from matplotlib.patches import FancyBboxPatch, Patch, Rectangle
 
 from masrl.derive.gaps import DEFAULT_SPARSE
-from masrl.model.records import Corpus
 from masrl.derive.stats import (
     NOT_APPLICABLE,
     axis_counts,
@@ -31,6 +30,7 @@ from masrl.derive.stats import (
     exclusion_crosstab,
     field_labels,
 )
+from masrl.model.records import Corpus
 
 FIGURE_DIR = "figures"
 FORMATS = ("svg", "png")

@@ -19,8 +19,7 @@ from __future__ import annotations
 import re
 from urllib.parse import quote, urlsplit
 
-import click
-
+from masrl.errors import InputError
 from masrl.model.records import Corpus, Entry
 
 README = "README.md"
@@ -37,9 +36,9 @@ _BLOCK_START = re.compile(r"^(\d+)([.)])|^([-=+#])")
 _URL_SAFE = ":/?#@!$&'*+,;=%~-._"
 
 
-class ReadmeMarkersError(click.ClickException):
-    """README.md lacks a well-formed pair of markers. A ClickException so `masrl build` and
-    `masrl check` stop with this message instead of a traceback (and never touch the file)."""
+class ReadmeMarkersError(InputError):
+    """README.md lacks a well-formed pair of markers: `masrl build` and `masrl check` stop with
+    this message (and never touch the file)."""
 
 
 def escape_markdown(text: str) -> str:

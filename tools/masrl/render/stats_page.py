@@ -6,11 +6,14 @@ corpus also shows, in its diff, which numbers, gaps and claims moved.
 
 from __future__ import annotations
 
-from masrl.derive.claims import LEDGER_PATH, evaluate_claims, ledger_path_of, render_markdown
-from masrl.derive.gaps import find_gaps, gaps_markdown
+from masrl.derive.claims import LEDGER_PATH, evaluate_claims, ledger_path_of
+from masrl.derive.gaps import find_gaps
+from masrl.derive.stats import compute_stats
 from masrl.model.records import Corpus
+from masrl.render.claims import render_markdown
 from masrl.render.figures import FIGURE_DIR, FIGURES
-from masrl.derive.stats import compute_stats, stats_markdown
+from masrl.render.gaps import gaps_markdown
+from masrl.render.stats import stats_markdown
 
 STATS_FILE = "STATS.md"
 

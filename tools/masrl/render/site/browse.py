@@ -4,7 +4,13 @@ taxonomy reference (every axis and value, with anchors)."""
 from __future__ import annotations
 
 from masrl.model.taxonomy import AXIS_NAMES
-from masrl.render.site.context import NOT_APPLICABLE, SiteContext, browse_page, relative_link, value_anchor
+from masrl.render.site.context import (
+    NOT_APPLICABLE,
+    SiteContext,
+    browse_page,
+    relative_link,
+    value_anchor,
+)
 from masrl.render.site.entries import SEARCH_EXCLUDED
 from masrl.render.site.escape import anchor_id, html_text, md_text
 from masrl.render.site.markdown import table

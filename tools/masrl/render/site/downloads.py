@@ -50,7 +50,7 @@ def corpus_bibtex(corpus: Corpus) -> str:
 
 
 def corpus_json(corpus: Corpus) -> str:
-    from masrl.exports.bibtex import export_json
+    from masrl.exports.json import export_json
 
     return export_json(corpus)
 
@@ -87,7 +87,7 @@ def table_data(ctx: SiteContext) -> dict:
 
 def download_files(ctx: SiteContext) -> dict[str, bytes]:
     from masrl.exports.csv import export_csv
-    from masrl.derive.stats import stats_json
+    from masrl.render.stats import stats_json
 
     files = {
         TABLE_DATA: json.dumps(table_data(ctx), ensure_ascii=False, sort_keys=True, indent=1) + "\n",

@@ -15,7 +15,13 @@ from masrl.render.site.context import (
     value_anchor,
 )
 from masrl.render.site.downloads import entry_bibtex
-from masrl.render.site.escape import external_link, front_matter_title, html_attr, html_text, md_text
+from masrl.render.site.escape import (
+    external_link,
+    front_matter_title,
+    html_attr,
+    html_text,
+    md_text,
+)
 from masrl.render.site.markdown import code_block, html_table
 from masrl.render.site.reports import table_filter_url
 

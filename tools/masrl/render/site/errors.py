@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from masrl.errors import MasrlError
 
-class SiteError(Exception):
+
+class SiteError(MasrlError):
     """The site cannot be built; the message says why (and lists mkdocs' warnings in strict mode)."""

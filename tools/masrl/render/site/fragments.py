@@ -10,7 +10,14 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
-from masrl.render.site.context import CHECKOUT_ROOT, SiteContext, browse_page, html_href, relative_link, value_anchor
+from masrl.render.site.context import (
+    CHECKOUT_ROOT,
+    SiteContext,
+    browse_page,
+    html_href,
+    relative_link,
+    value_anchor,
+)
 from masrl.render.site.entries import listing
 from masrl.render.site.errors import SiteError
 from masrl.render.site.escape import md_text

@@ -7,8 +7,8 @@ from urllib.parse import urlencode
 import pandas as pd
 
 from masrl.derive import gaps as corpus_gaps
-from masrl.render import figures as plots
 from masrl.derive.stats import NOT_APPLICABLE
+from masrl.render import figures as plots
 from masrl.render.site.context import SiteContext, browse_page, html_href, value_anchor
 from masrl.render.site.escape import anchor_id, external_link, html_attr, html_text, md_text
 from masrl.render.site.markdown import compact_tables, figure, table
@@ -209,6 +209,7 @@ def _coverage_table(ctx: SiteContext, page: str, field_name: str, coverage, noun
 
 def claims_markdown(ctx: SiteContext) -> str:
     from masrl.derive import claims
+    from masrl.render.claims import format_value, live_text
 
     page = CLAIMS_PAGE
     intro = [
@@ -224,8 +225,8 @@ def claims_markdown(ctx: SiteContext) -> str:
     results = claims.evaluate_claims(ctx.corpus)
     held = sum(r.holds for r in results)
     rows = [
-        [f"[{md_text(r.id)}](#{anchor_id('claim', r.id)})", md_text(claims.format_value(r.claim.expect)),
-         md_text(claims.live_text(r)), _status_badge(r.holds)]
+        [f"[{md_text(r.id)}](#{anchor_id('claim', r.id)})", md_text(format_value(r.claim.expect)),
+         md_text(live_text(r)), _status_badge(r.holds)]
         for r in results
     ]
     parts = intro + [
@@ -239,7 +240,7 @@ def claims_markdown(ctx: SiteContext) -> str:
         parts += [f"{_status_badge(r.holds)} {md_text(r.claim.statement)}", ""]
         facts = [
             f"- Query: <code>{md_text(r.claim.query.text)}</code>",
-            f"- Expected: {md_text(claims.format_value(r.claim.expect))}; live: {md_text(claims.live_text(r))}",
+            f"- Expected: {md_text(format_value(r.claim.expect))}; live: {md_text(live_text(r))}",
         ]
         facts += [f"- Entries ({md_text(part)}): {_key_links(ctx, page, keys)}" for part, keys in r.entries.items()]
         if not r.holds:

@@ -1,0 +1,35 @@
+"""The corpus as one JSON document: every entry and exclusion record, in field order."""
+
+from __future__ import annotations
+
+import json
+
+from masrl.model.records import Corpus
+
+JSON_FORMAT_VERSION = 1
+
+
+def corpus_document(corpus: Corpus) -> dict:
+    """Entries, exclusions and the vocabularies: everything the site needs, in one mapping."""
+    return {
+        "format": "masrl-corpus",
+        "format_version": JSON_FORMAT_VERSION,
+        "entries": [e.to_data() for e in sorted(corpus.entries, key=lambda e: e.key)],
+        "exclusions": [x.to_data() for x in sorted(corpus.exclusions, key=lambda x: x.record_id)],
+        "taxonomy": {
+            name: {
+                "label": axis.label,
+                "description": axis.description,
+                "values": [
+                    {"id": v.id, "label": v.label, "definition": v.definition, "order": v.order, **v.extra}
+                    for v in axis.values
+                ],
+            }
+            for name, axis in corpus.taxonomy.axes.items()
+        },
+    }
+
+
+def export_json(corpus: Corpus) -> str:
+    """Deterministic: sorted keys, two-space indent, UTF-8, a final newline."""
+    return json.dumps(corpus_document(corpus), indent=2, sort_keys=True, ensure_ascii=False) + "\n"
