@@ -7,7 +7,8 @@ from pathlib import Path
 
 import pytest
 from masrl.model import yamlio
-from masrl.model.records import ENTRY_SCHEMA_LINE, EXCLUSION_SCHEMA_LINE, Project
+from masrl.model.project import Project
+from masrl.model.records import ENTRY_SCHEMA_LINE, EXCLUSION_SCHEMA_LINE
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 

@@ -34,12 +34,14 @@ from masrl.imports.arxiv import (
     surname_first,
 )
 from masrl.model import yamlio
-from masrl.model.records import ENTRY_FIELDS, ENTRY_SCHEMA_LINE, PLACEHOLDER, Project
+from masrl.model.project import Project
+from masrl.model.records import ENTRY_SCHEMA_LINE, PLACEHOLDER, entry_specs
+from masrl.model.taxonomy import load_taxonomy
 
 runner = CliRunner()
 MASRL = Path(sys.executable).with_name("masrl")
 
-TAG_FIELDS = [s.name for s in ENTRY_FIELDS if s.axis]
+TAG_FIELDS = [s.name for s in entry_specs(load_taxonomy()) if s.axis]
 
 
 @pytest.fixture
@@ -84,7 +86,7 @@ def test_add_writes_the_facts_and_a_placeholder_for_every_tag(mini_project, fake
     text = result.path.read_text(encoding="utf-8")
     assert text.startswith(ENTRY_SCHEMA_LINE + "\n")
     data = yamlio.loads(text)
-    assert list(data) == [s.name for s in ENTRY_FIELDS]  # every field, in the specification's order
+    assert list(data) == [s.name for s in entry_specs(load_taxonomy())]  # every field, in the specification's order
     assert data["title"] == "ShapleyRoute: Credit-Aware Message Routing for LLM Agent Teams"
     assert data["authors"] == ["Marchand, Élodie", "Zhang, Wei", "van der Berg, Jan", "Ruiz, Jr., Carlos"]
     assert data["authors_complete"] is True

@@ -10,14 +10,15 @@ import bibtexparser
 import pytest
 from click.testing import CliRunner
 from conftest import REPO_ROOT, entry_data, write_entry
-from masrl.check.validate import validate_project
+from masrl.check.validate import load_corpus, validate_project
 from masrl.cli import main
 from masrl.exports.bibtex import BibtexError, export_bibtex, protect_title
 from masrl.exports.json import export_json
 from masrl.imports.bibtex import parse_bibtex, plan_bib_import
 from masrl.imports.csv import apply_plan
 from masrl.model import yamlio
-from masrl.model.records import PLACEHOLDER, Project, entry_from_data, load_corpus
+from masrl.model.project import Project
+from masrl.model.records import PLACEHOLDER, entry_from_data
 
 runner = CliRunner()
 

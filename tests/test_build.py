@@ -8,8 +8,8 @@ import shutil
 import pytest
 from click.testing import CliRunner
 from conftest import entry_data, write_entry
+from masrl.check.validate import load_corpus
 from masrl.cli import main
-from masrl.model.records import load_corpus
 from masrl.render import build
 from masrl.render.readme import (
     BEGIN_MARKER,

@@ -9,9 +9,10 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 from conftest import REPO_ROOT, entry_data, write_entry
+from masrl.check.validate import load_corpus
 from masrl.cli import main
 from masrl.derive.claims import LedgerError, evaluate_claims
-from masrl.model.records import Project, load_corpus
+from masrl.model.project import Project
 from masrl.render.claims import render_github, render_markdown, render_text
 
 STOPPER = entry_data(

@@ -8,6 +8,7 @@ from pathlib import Path
 
 from click.testing import CliRunner
 from conftest import REPO_ROOT
+from masrl.check.validate import load_corpus
 from masrl.cli import main
 from masrl.exports.csv import (
     EXCLUSIONS_HEADER,
@@ -15,7 +16,7 @@ from masrl.exports.csv import (
     PAPERS_HEADER_WITHOUT_SUMMARY,
     export_csv,
 )
-from masrl.model.records import Project, load_corpus
+from masrl.model.project import Project
 
 runner = CliRunner()
 

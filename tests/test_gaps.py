@@ -8,9 +8,10 @@ import pandas as pd
 import pytest
 from click.testing import CliRunner
 from conftest import REPO_ROOT, entry_data, write_entry
+from masrl.check.validate import load_corpus
 from masrl.cli import main
 from masrl.derive.gaps import cell_class, cell_classes, find_gaps
-from masrl.model.records import Project, load_corpus
+from masrl.model.project import Project
 from masrl.render.gaps import EMPTY_MARK, crosstab_html, format_cell, gaps_json, gaps_markdown
 
 

@@ -7,9 +7,10 @@ import xml.etree.ElementTree as ElementTree
 import pytest
 from click.testing import CliRunner
 from conftest import REPO_ROOT
+from masrl.check.validate import load_corpus
 from masrl.cli import main
 from masrl.derive.stats import crosstab
-from masrl.model.records import Project, load_corpus
+from masrl.model.project import Project
 from masrl.render import figures as plots
 from masrl.render.figures import DRAWERS, FIGURES, render_figures, screening_flow_data
 

@@ -29,11 +29,11 @@ from click.testing import CliRunner
 from conftest import REPO_ROOT, entry_data, exclusion_data, write_entry, write_exclusion
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from masrl.check.validate import validate_project
+from masrl.check.validate import load_corpus, validate_project
 from masrl.cli import main
 from masrl.exports.bibtex import export_bibtex
 from masrl.exports.json import export_json
-from masrl.model.records import Project, load_corpus
+from masrl.model.project import Project
 from masrl.render.site import SiteError, build_site
 from masrl.render.site.builder import generate_docs, sync_tree
 from masrl.render.site.escape import external_link, front_matter_title, html_text, md_text, safe_url

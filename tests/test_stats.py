@@ -10,9 +10,11 @@ import shutil
 import pytest
 from click.testing import CliRunner
 from conftest import REPO_ROOT, entry_data, write_entry
+from masrl.check.validate import load_corpus
 from masrl.cli import main
-from masrl.derive.stats import AXIS_FIELDS, CROSSTABS, NOT_APPLICABLE, compute_stats, crosstab_name
-from masrl.model.records import Project, load_corpus
+from masrl.derive.stats import NOT_APPLICABLE, axis_fields, compute_stats, crosstab_name
+from masrl.model.project import Project
+from masrl.model.taxonomy import load_taxonomy
 from masrl.render.stats import stats_csv, stats_json, stats_markdown, stats_rows
 
 
@@ -88,7 +90,7 @@ def test_exclusion_counts_list_every_stage_source_family_and_reason(mini_stats, 
 
 def test_crosstabs_have_every_value_pair(mini_stats, mini_project):
     taxonomy = mini_project.taxonomy()
-    assert set(mini_stats.crosstabs) == {crosstab_name(r, c) for r, c in CROSSTABS}
+    assert set(mini_stats.crosstabs) == {crosstab_name(r, c) for r, c in load_taxonomy().crosstabs()}
     table = mini_stats.crosstabs["reward_types_x_credit_units"]
     assert table.shape == (len(taxonomy["reward_types"].ids), len(taxonomy["credit_units"].ids))
     assert list(table.index) == list(taxonomy["reward_types"].ids)
@@ -139,7 +141,7 @@ def test_csv_is_long_format_and_agrees_with_the_tables(mini_stats):
 
 def test_markdown_lists_every_axis_with_zeros_and_not_applicable(mini_stats):
     text = stats_markdown(mini_stats)
-    for name in AXIS_FIELDS:
+    for name in axis_fields(load_taxonomy()):
         assert f"(`{name}`)" in text
     assert "| `classical_marl` | Classical MARL foundations | 0 | 0% |" in text
     assert f"| _{NOT_APPLICABLE}_ | {NOT_APPLICABLE} | 1 |" in text

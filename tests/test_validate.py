@@ -14,7 +14,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from masrl.check.validate import validate_project
 from masrl.cli import main
-from masrl.model.records import Project
+from masrl.model.project import Project
 
 
 def problems_for(project: Project) -> list[str]:

@@ -11,6 +11,7 @@ import pytest
 from click.testing import CliRunner
 from conftest import REPO_ROOT, entry_data, write_entry
 from fixtures.arxiv.fake_arxiv import API_PATH, FEED_TEMPLATE, FakeArxiv
+from masrl.check.validate import load_corpus
 from masrl.cli import main
 from masrl.imports.arxiv import ArxivServerError, ArxivSettings, PaperMetadata
 from masrl.imports.verify_metadata import (
@@ -22,7 +23,7 @@ from masrl.imports.verify_metadata import (
 )
 from masrl.model import identifiers as ids
 from masrl.model import yamlio
-from masrl.model.records import Project, load_corpus, read_records
+from masrl.model.project import Project, read_records
 from werkzeug import Request, Response
 
 runner = CliRunner()

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from conftest import REPO_ROOT
 from masrl.model import yamlio
-from masrl.model.records import ENTRY_FIELDS
+from masrl.model.records import entry_specs
 from masrl.model.taxonomy import load_taxonomy
 
 GITHUB = REPO_ROOT / ".github"
@@ -173,7 +173,7 @@ def test_the_paper_form_offers_exactly_the_taxonomy_values(item_id, axis, extras
 def test_the_correction_form_names_every_editable_field():
     form = load(GITHUB / "ISSUE_TEMPLATE" / "tag-correction.yml")
     assert [i["id"] for i in form["body"] if "id" in i] == ["entry-key", "field", "proposed-value", "evidence"]
-    editable = [s.name for s in ENTRY_FIELDS if s.name not in ("key", "authors_complete", "affiliation", "notes",
+    editable = [s.name for s in entry_specs(load_taxonomy()) if s.name not in ("key", "authors_complete", "affiliation", "notes",
                                                                 "latest_version", "primary_category", "journal_ref")]
     assert dropdown_ids(form, "field") == [*editable, "other"]
 
@@ -260,7 +260,7 @@ def test_contributing_guide_has_the_three_commands_and_an_example_per_axis():
     text = (REPO_ROOT / "CONTRIBUTING.md").read_text(encoding="utf-8")
     for command in ("masrl add 2508.04652", "masrl validate && masrl build"):
         assert command in text
-    axes = [s.name for s in ENTRY_FIELDS if s.axis]
+    axes = [s.name for s in entry_specs(load_taxonomy()) if s.axis]
     for axis in axes:
         assert f"`{axis}`" in text, axis
     # Every example names a real corpus entry.

@@ -17,7 +17,6 @@
   "use strict";
 
   var NOT_APPLICABLE = "-";
-  var TAG_COLUMNS = ["category", "reward_types", "credit_units", "topology", "sub_decisions"];
   var DEFAULT_SORT = { key: "year", descending: true };
   var dataByUrl = {};
 
@@ -69,7 +68,7 @@
     if (sort) {
       var descending = sort.charAt(0) === "-";
       var key = descending ? sort.slice(1) : sort;
-      if (sortValue[key] || TAG_COLUMNS.indexOf(key) !== -1) state.sort = { key: key, descending: descending };
+      if (sortValue[key] || data.columns.indexOf(key) !== -1) state.sort = { key: key, descending: descending };
     }
     return state;
   }
@@ -164,7 +163,8 @@
     row.appendChild(el("td", "masrl-col-year", entry.year));
     row.appendChild(el("td", "masrl-col-venue", entry.venue));
     row.appendChild(el("td", "masrl-col-author", entry.first_author));
-    TAG_COLUMNS.forEach(function (field) {
+    // The tag columns come from the axis registry, shipped in entries.json.
+    context.data.columns.forEach(function (field) {
       var cell = el("td", "masrl-col-tags");
       var values = entry.tags[field] || [];
       if (!values.length) cell.appendChild(el("span", "masrl-na", "—"));
@@ -186,7 +186,7 @@
     if (!shown.length) {
       var empty = el("tr", "masrl-empty-row");
       var cell = el("td", null, "No entry matches these filters.");
-      cell.colSpan = 4 + TAG_COLUMNS.length;
+      cell.colSpan = 4 + context.data.columns.length;
       empty.appendChild(cell);
       rows.appendChild(empty);
     }

@@ -10,34 +10,31 @@ from __future__ import annotations
 import datetime as dt
 import difflib
 import json
-import re
 from collections import defaultdict
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
+from masrl.errors import MasrlError
 from masrl.model import identifiers as ids
+from masrl.model.project import Corpus, Project, RawRecord, find_project, read_records
 from masrl.model.records import (
-    ENTRY_FIELDS,
-    EXCLUSION_FIELDS,
+    DATE_PATTERN,
+    EARLIEST_YEAR,
     IDENTIFIER_KINDS,
+    KEY_PATTERN,
     PLACEHOLDER,
-    Corpus,
+    RECORD_ID_PATTERN,
+    VERSION_PATTERN,
     FieldSpec,
-    Project,
-    RawRecord,
     entry_from_data,
+    entry_specs,
     exclusion_from_data,
-    read_records,
+    exclusion_specs,
 )
 from masrl.model.taxonomy import Taxonomy
 from masrl.render.annotations import github_annotation
 
-KEY_PATTERN = re.compile(r"^[a-z0-9][a-z0-9-]*[a-z0-9]$|^[a-z0-9]$")
-RECORD_ID_PATTERN = re.compile(r"^E\d{3,}$")
-DATE_PATTERN = re.compile(r"^\d{4}-\d{2}-\d{2}$")
-VERSION_PATTERN = re.compile(r"^v\d+$")
 NOT_APPLICABLE_SPELLINGS = {"na", "n/a", "none", "null", "-", "not applicable"}
-EARLIEST_YEAR = 1900
 
 
 @dataclass(frozen=True)
@@ -346,7 +343,7 @@ def _check_file(record: RawRecord, rel: str, taxonomy: Taxonomy, specs, problems
     first_new = len(problems)
     checker = _RecordChecker(record, rel, taxonomy, problems, allow_placeholders)
     checker.check_fields(specs)
-    if specs is ENTRY_FIELDS:
+    if specs and specs[0].kind == "key":  # tag-combination rules are about entries
         checker.check_rules()
     # Only this file's problems are scanned, so checking many files stays linear.
     return not any(p.severity == "error" for p in problems[first_new:])
@@ -439,14 +436,14 @@ def validate_project(project: Project, allow_placeholders: bool = False) -> Repo
     entries, exclusions, identity_items = [], [], []
     files_read = 0
     for paths, specs, build, sink, key_field in (
-        (project.entry_paths(), ENTRY_FIELDS, entry_from_data, entries, "key"),
-        (project.exclusion_paths(), EXCLUSION_FIELDS, exclusion_from_data, exclusions, "record_id"),
+        (project.entry_paths(), entry_specs(taxonomy), entry_from_data, entries, "key"),
+        (project.exclusion_paths(), exclusion_specs(taxonomy), exclusion_from_data, exclusions, "record_id"),
     ):
         for record in read_records(paths):
             files_read += 1
             rel = project.relative(record.path)
             if _check_file(record, rel, taxonomy, specs, problems, allow_placeholders):
-                sink.append(build(record.data, record.path))
+                sink.append(build(record.data, record.path, taxonomy))
             if isinstance(record.data, dict):
                 key = record.data.get(key_field)
                 identity_items.append((rel, record, str(key) if key is not None else record.path.stem))
@@ -460,3 +457,22 @@ def validate_project(project: Project, allow_placeholders: bool = False) -> Repo
 
 def validate_path(root: Path) -> Report:
     return validate_project(Project(Path(root)))
+
+
+class CorpusInvalid(MasrlError):
+    """The corpus has validation errors; carries the validation report."""
+
+    def __init__(self, report):
+        super().__init__(f"the corpus has {len(report.errors)} validation error(s)", hint="run `masrl validate`")
+        self.report = report
+
+
+def load_corpus(project: Project | None = None, allow_placeholders: bool = False) -> Corpus:
+    """Load and validate everything; raise CorpusInvalid when any error is found."""
+    from masrl.check.validate import validate_project
+
+    project = project or find_project()
+    report = validate_project(project, allow_placeholders=allow_placeholders)
+    if report.errors:
+        raise CorpusInvalid(report)
+    return report.corpus

@@ -13,7 +13,7 @@ from pathlib import Path
 import click
 
 from masrl import __version__
-from masrl.model.records import Project, find_project
+from masrl.model.project import Project, find_project
 
 # command name -> (module, attribute, one-line help shown by `masrl --help`)
 LAZY_COMMANDS: dict[str, tuple[str, str, str]] = {
@@ -45,8 +45,8 @@ class LazyGroup(click.Group):
 
     def invoke(self, ctx):
         # Every error a user can cause ends here as one message and an exit code, never a traceback.
+        from masrl.check.validate import CorpusInvalid
         from masrl.errors import MasrlError
-        from masrl.model.records import CorpusInvalid
         from masrl.model.taxonomy import TaxonomyError
 
         try:
@@ -74,7 +74,7 @@ def project_from(root: str | None) -> Project:
 
 def load_or_exit(root: str | None, allow_placeholders: bool = False):
     """The validated corpus, or the validation report on stderr and exit status 1."""
-    from masrl.model.records import CorpusInvalid, load_corpus
+    from masrl.check.validate import CorpusInvalid, load_corpus
 
     try:
         return load_corpus(project_from(root), allow_placeholders=allow_placeholders)

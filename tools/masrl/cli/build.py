@@ -6,8 +6,8 @@ import sys
 
 import click
 
+from masrl.check.validate import CorpusInvalid
 from masrl.cli import project_from, root_option
-from masrl.model.records import CorpusInvalid
 
 
 @click.command("build")

@@ -102,9 +102,10 @@ def _describe_added(project, result) -> str:
 
 
 def _hint_for(project, name: str) -> str:
-    from masrl.model.records import ENTRY_FIELDS, EXCLUSION_FIELDS
+    from masrl.model.records import entry_specs, exclusion_specs
 
-    specs = {s.name: s for s in (*ENTRY_FIELDS, *EXCLUSION_FIELDS)}
+    taxonomy = project.taxonomy()
+    specs = {s.name: s for s in (*entry_specs(taxonomy), *exclusion_specs(taxonomy))}
     spec = specs[name]
     if not spec.axis:
         return spec.description

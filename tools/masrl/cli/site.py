@@ -31,7 +31,7 @@ def site_group() -> None:
 @site_url_option
 def build_command(root: str | None, output: Path | None, docs_dir: Path | None, site_url: str | None) -> None:
     """Generate the pages from the YAML and build the site in strict mode."""
-    from masrl.model.records import CorpusInvalid
+    from masrl.check.validate import CorpusInvalid
     from masrl.render.site import SiteError, build_site
 
     try:
@@ -54,7 +54,7 @@ def build_command(root: str | None, output: Path | None, docs_dir: Path | None, 
               help="Folder for the generated docs (default: build/site-src).")
 def serve_command(root: str | None, host: str, port: int, docs_dir: Path | None) -> None:
     """Preview the site with live reload; edits to the YAML or site/ regenerate the pages."""
-    from masrl.model.records import CorpusInvalid
+    from masrl.check.validate import CorpusInvalid
     from masrl.render.site import SiteError
     from masrl.render.site.serve import serve_site
 

@@ -44,7 +44,8 @@ from masrl.check.validate import did_you_mean
 from masrl.derive.stats import NOT_APPLICABLE, countable_fields, entries_with_value, entry_values
 from masrl.errors import ProblemsError
 from masrl.model import yamlio
-from masrl.model.records import Corpus, Entry
+from masrl.model.project import Corpus
+from masrl.model.records import Entry
 from masrl.model.taxonomy import Condition
 
 LEDGER_PATH = Path("claims") / "ledger.yaml"

@@ -1,6 +1,6 @@
 """Gap tables: where the corpus is thin, for the survey's open-problems discussion.
 
-- every cross-tab of ``stats.CROSSTABS`` with its empty cells (no entry) and sparse cells
+- every cross-tab the axis registry declares with its empty cells (no entry) and sparse cells
   (1 to ``sparse`` entries, 2 by default), each cell with the entries behind it;
 - reward families and credit units that no retained entry holds;
 - which orchestration sub-decisions (O1-O5) at least one RL-trained entry (is_rl: yes) addresses;
@@ -17,7 +17,6 @@ from dataclasses import dataclass
 import pandas as pd
 
 from masrl.derive.stats import (
-    CROSSTABS,
     NOT_APPLICABLE,
     crosstab,
     crosstab_name,
@@ -25,11 +24,10 @@ from masrl.derive.stats import (
     entries_with_value,
     field_labels,
 )
-from masrl.model.records import Corpus
+from masrl.model.project import Corpus
 
 DEFAULT_SPARSE = 2
 # Fields whose values with no retained entry are reported as gaps.
-UNUSED_VALUE_FIELDS = ("reward_families", "credit_units")
 EMPTY_CLASS, SPARSE_CLASS = "empty", "sparse"
 
 
@@ -105,8 +103,8 @@ def find_gaps(corpus: Corpus, sparse: int = DEFAULT_SPARSE) -> Gaps:
         raise ValueError("the sparse threshold must be 0 or more")
     return Gaps(
         sparse_threshold=sparse,
-        crosstabs={crosstab_name(r, c): crosstab_gaps(corpus, r, c, sparse) for r, c in CROSSTABS},
-        unused_values={name: unused_values(corpus, name) for name in UNUSED_VALUE_FIELDS},
+        crosstabs={crosstab_name(r, c): crosstab_gaps(corpus, r, c, sparse) for r, c in corpus.taxonomy.crosstabs()},
+        unused_values={name: unused_values(corpus, name) for name in corpus.taxonomy.unused_value_fields()},
         sub_decision_coverage=sub_decision_coverage(corpus),
         benchmark_measures=benchmark_measure_coverage(corpus),
         labels=field_labels(corpus.taxonomy),

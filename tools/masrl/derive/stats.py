@@ -27,46 +27,26 @@ from itertools import product
 
 import pandas as pd
 
-from masrl.model.records import ENTRY_FIELDS, Corpus, Entry, Exclusion
+from masrl.model.project import Corpus
+from masrl.model.records import Entry, Exclusion, entry_specs
 from masrl.model.taxonomy import Taxonomy
 
 NOT_APPLICABLE = "not applicable"
 
-# The per-axis tables, in the order STATS.md and the site show them.
-AXIS_FIELDS = (
-    "category",
-    "is_rl",
-    "reward_types",
-    "reward_families",
-    "credit_units",
-    "credit_mechanism",
-    "topology",
-    "sub_decisions",
-    "scenario",
-    "survey_role",
-    "verified",
-    "evidence_level",
-    "evaluation_measures",
-    "year",
-)
+# Which axes are counted, cross-tabulated and in what order comes from the axis registry
+# (each taxonomy file's `show:`); the year is the one counted field that is not an axis.
+NON_AXIS_FIELDS = ("year",)
 
-# (row field, column field) of each cross-tab.
-CROSSTABS = (
-    ("reward_types", "credit_units"),
-    ("reward_families", "credit_units"),
-    ("topology", "credit_units"),
-    ("category", "verified"),
-    ("sub_decisions", "is_rl"),
-    ("sub_decisions", "topology"),
-)
 
-# Screening-log fields counted in the exclusion tables, with their taxonomy axes.
-EXCLUSION_FIELDS = {
-    "stage": "screening_stages",
-    "source": "source_kinds",
-    "query_family": "query_families",
-    "reason_code": "exclusion_reasons",
-}
+def axis_fields(taxonomy: Taxonomy) -> tuple[str, ...]:
+    """The per-axis tables, in the order STATS.md and the site show them."""
+    return (*taxonomy.shown("stats"), *NON_AXIS_FIELDS)
+
+
+def exclusion_fields(taxonomy: Taxonomy) -> dict[str, str]:
+    """Screening-log fields counted in the exclusion tables, with their taxonomy axes."""
+    return {name: taxonomy.axis_of_field[name] for name in taxonomy.shown("stats", record="exclusion")}
+
 
 HEADLINE_LABELS = {
     "retained": "Retained entries",
@@ -93,7 +73,7 @@ class Field:
 def countable_fields(taxonomy: Taxonomy) -> dict[str, Field]:
     """Every field that statistics, gaps and claims can count, by name."""
     fields = {}
-    for spec in ENTRY_FIELDS:
+    for spec in entry_specs(taxonomy):
         if spec.axis:
             multi = spec.kind == "tags"
             fields[spec.name] = Field(spec.name, spec.axis, taxonomy[spec.axis].label, multi, multi or spec.nullable)
@@ -192,9 +172,9 @@ def compute_stats(corpus: Corpus) -> Stats:
     """Every table of the statistics page, from a loaded corpus."""
     return Stats(
         headline=headline_counts(corpus),
-        axis_counts={name: axis_counts(corpus, name) for name in AXIS_FIELDS},
-        crosstabs={crosstab_name(r, c): crosstab(corpus, r, c) for r, c in CROSSTABS},
-        exclusion_counts={name: exclusion_counts(corpus, name) for name in EXCLUSION_FIELDS},
+        axis_counts={name: axis_counts(corpus, name) for name in axis_fields(corpus.taxonomy)},
+        crosstabs={crosstab_name(r, c): crosstab(corpus, r, c) for r, c in corpus.taxonomy.crosstabs()},
+        exclusion_counts={name: exclusion_counts(corpus, name) for name in exclusion_fields(corpus.taxonomy)},
         entries=len(corpus.entries),
         labels=field_labels(corpus.taxonomy),
     )
@@ -203,7 +183,7 @@ def compute_stats(corpus: Corpus) -> Stats:
 def field_labels(taxonomy: Taxonomy) -> dict[str, str]:
     """Field name -> label, e.g. credit_units -> Credit-bearing unit."""
     labels = {name: field.label for name, field in countable_fields(taxonomy).items()}
-    labels.update({name: taxonomy[axis].label for name, axis in EXCLUSION_FIELDS.items()})
+    labels.update({name: taxonomy[axis].label for name, axis in exclusion_fields(taxonomy).items()})
     return labels
 
 
@@ -241,7 +221,7 @@ def crosstab(corpus: Corpus, row_field: str, column_field: str) -> pd.DataFrame:
 
 def exclusion_counts(corpus: Corpus, field_name: str) -> pd.DataFrame:
     """Excluded records per value of a screening-log field, in taxonomy order."""
-    axis = corpus.taxonomy[EXCLUSION_FIELDS[field_name]]
+    axis = corpus.taxonomy[corpus.taxonomy.axis_of_field[field_name]]
     counts = {value: 0 for value in axis.ids}
     for record in corpus.exclusions:
         counts[getattr(record, field_name)] += 1
@@ -253,8 +233,8 @@ def exclusion_counts(corpus: Corpus, field_name: str) -> pd.DataFrame:
 def exclusion_crosstab(corpus: Corpus, row_field: str, column_field: str) -> pd.DataFrame:
     """Excluded records per pair of screening-log values, e.g. stage x reason_code."""
     taxonomy = corpus.taxonomy
-    rows = list(taxonomy[EXCLUSION_FIELDS[row_field]].ids)
-    columns = list(taxonomy[EXCLUSION_FIELDS[column_field]].ids)
+    rows = list(taxonomy[taxonomy.axis_of_field[row_field]].ids)
+    columns = list(taxonomy[taxonomy.axis_of_field[column_field]].ids)
     table = pd.DataFrame(0, index=pd.Index(rows, name=row_field), columns=pd.Index(columns, name=column_field))
     for record in corpus.exclusions:
         table.loc[getattr(record, row_field), getattr(record, column_field)] += 1
@@ -262,7 +242,7 @@ def exclusion_crosstab(corpus: Corpus, row_field: str, column_field: str) -> pd.
 
 
 def exclusions_with_value(corpus: Corpus, field_name: str) -> dict[str, list[Exclusion]]:
-    axis = corpus.taxonomy[EXCLUSION_FIELDS[field_name]]
+    axis = corpus.taxonomy[corpus.taxonomy.axis_of_field[field_name]]
     groups: dict[str, list[Exclusion]] = {value: [] for value in axis.ids}
     for record in sorted(corpus.exclusions, key=lambda r: r.record_id):
         groups[getattr(record, field_name)].append(record)

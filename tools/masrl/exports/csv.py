@@ -11,11 +11,8 @@ import csv
 import io
 import re
 
-from masrl.model.records import (
-    Corpus,
-    Entry,
-    Exclusion,
-)
+from masrl.model.project import Corpus
+from masrl.model.records import Entry, Exclusion
 from masrl.model.taxonomy import Taxonomy
 
 PAPERS_HEADER = (
@@ -34,6 +31,18 @@ UNKNOWN_AFFILIATION = "unknown"
 URL_SEPARATOR = " ; "
 LIST_SEPARATOR = ";"
 DOI_URL = re.compile(r"doi\.org/(?P<doi>10\.\d{4,9}/\S+)$", re.I)
+# Tag fields the artifact layout has a column for; every other tag field of the axis registry
+# is written in a column of its own after the layout's columns.
+LAYOUT_TAG_COLUMNS = {
+    "category": "category", "is_rl": "is_rl", "reward_types": "reward_type",
+    "credit_units": "credit_granularity", "topology": "orchestration_form", "scenario": "scenario",
+    "survey_role": "is_core", "verified": "verified",
+}
+
+
+def extension_fields(taxonomy: Taxonomy) -> tuple[str, ...]:
+    """Entry tag fields beyond the artifact layout, in field order."""
+    return tuple(a.field_name for a in taxonomy.record_axes("entry") if a.field_name not in LAYOUT_TAG_COLUMNS)
 
 
 
@@ -46,8 +55,8 @@ def _joined(values) -> str:
     return LIST_SEPARATOR.join(values) if values else NOT_APPLICABLE
 
 
-def entry_row(entry: Entry) -> dict[str, str]:
-    return {
+def entry_row(entry: Entry, extensions: tuple[str, ...] = ()) -> dict[str, str]:
+    row = {
         "key": entry.key,
         "title": entry.title,
         "first_author": entry.first_author,
@@ -67,6 +76,10 @@ def entry_row(entry: Entry) -> dict[str, str]:
         "verified": entry.verified,
         "notes": entry.notes or "",
     }
+    for name in extensions:
+        value = getattr(entry, name)
+        row[name] = _joined(value) if isinstance(value, tuple) else (value or NOT_APPLICABLE)
+    return row
 
 
 def exclusion_row(record: Exclusion, taxonomy: Taxonomy) -> dict[str, str]:
@@ -92,18 +105,21 @@ def _render(header, rows) -> str:
     return buffer.getvalue()
 
 
-def papers_csv(entries: list[Entry]) -> str:
-    return _render(PAPERS_HEADER, [entry_row(e) for e in sorted(entries, key=lambda e: e.key)])
+def papers_csv(entries: list[Entry], taxonomy: Taxonomy, extended: bool = False) -> str:
+    """The artifact layout; extended adds a column per tag field the layout lacks."""
+    extensions = extension_fields(taxonomy) if extended else ()
+    rows = [entry_row(e, extensions) for e in sorted(entries, key=lambda e: e.key)]
+    return _render(PAPERS_HEADER + extensions, rows)
 
 
 def exclusions_csv(records: list[Exclusion], taxonomy: Taxonomy) -> str:
     return _render(EXCLUSIONS_HEADER, [exclusion_row(r, taxonomy) for r in sorted(records, key=lambda r: r.record_id)])
 
 
-def export_csv(corpus: Corpus, kind: str) -> str:
+def export_csv(corpus: Corpus, kind: str, extended: bool = False) -> str:
     """kind: 'papers' or 'exclusions'."""
     if kind == "papers":
-        return papers_csv(corpus.entries)
+        return papers_csv(corpus.entries, corpus.taxonomy, extended)
     return exclusions_csv(corpus.exclusions, corpus.taxonomy)
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from masrl.model.records import Corpus
+from masrl.model.project import Corpus
 
 JSON_FORMAT_VERSION = 1
 

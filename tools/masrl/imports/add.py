@@ -19,19 +19,19 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from masrl.check.validate import RECORD_ID_PATTERN
 from masrl.errors import InputError
 from masrl.model import identifiers as ids
 from masrl.model import yamlio
+from masrl.model.project import Project, read_records
 from masrl.model.records import (
-    ENTRY_FIELDS,
     ENTRY_SCHEMA_LINE,
     EXCLUSION_SCHEMA_LINE,
     IDENTIFIER_KINDS,
     PLACEHOLDER,
-    Project,
-    read_records,
+    RECORD_ID_PATTERN,
+    entry_specs,
 )
+from masrl.model.taxonomy import Taxonomy, load_taxonomy
 
 if TYPE_CHECKING:  # the arXiv client (requests, lxml) is imported only when a paper is fetched
     from masrl.imports.arxiv import ArxivSettings, PaperMetadata
@@ -163,8 +163,9 @@ def next_record_id(project: Project) -> str:
 # Skeletons
 
 
-# Fields a person fills in; everything else is a bibliographic fact.
-JUDGEMENT_FIELDS = tuple(s.name for s in ENTRY_FIELDS if s.axis) + ("summary",)
+def judgement_fields(taxonomy: Taxonomy) -> tuple[str, ...]:
+    """Fields a person fills in (every tag, and the summary); everything else is a bibliographic fact."""
+    return tuple(s.name for s in entry_specs(taxonomy) if s.axis) + ("summary",)
 
 
 def entry_skeleton(
@@ -178,8 +179,9 @@ def entry_skeleton(
     urls: list[str],
     affiliation: str | None = PLACEHOLDER,
     extra: dict | None = None,
+    taxonomy: Taxonomy | None = None,
 ) -> dict:
-    """A corpus entry in ENTRY_FIELDS order: facts filled in, every judgement a placeholder."""
+    """A corpus entry in field order: facts filled in, every judgement a placeholder."""
     facts = {
         "key": key,
         "title": title,
@@ -193,9 +195,11 @@ def entry_skeleton(
         "notes": "",
         **(extra or {}),
     }
+    taxonomy = taxonomy or load_taxonomy()
+    judgements = judgement_fields(taxonomy)
     data = {}
-    for spec in ENTRY_FIELDS:
-        if spec.name in JUDGEMENT_FIELDS:
+    for spec in entry_specs(taxonomy):
+        if spec.name in judgements:
             data[spec.name] = PLACEHOLDER
         elif spec.name in facts and (spec.required or facts[spec.name] is not None):
             data[spec.name] = facts[spec.name]

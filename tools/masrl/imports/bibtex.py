@@ -15,7 +15,6 @@ from bibtexparser.middlewares import (
 )
 from bibtexparser.model import Entry as BibEntry
 
-from masrl.check.validate import KEY_PATTERN
 from masrl.exports.bibtex import VENUE_FIELD, BibtexError, _VerbatimFieldsKept
 from masrl.exports.csv import DOI_URL
 from masrl.imports.add import (
@@ -28,7 +27,8 @@ from masrl.imports.add import (
 from masrl.imports.csv import ImportPlan, PlannedFile
 from masrl.model import identifiers as ids
 from masrl.model import yamlio
-from masrl.model.records import ENTRY_SCHEMA_LINE, PLACEHOLDER, Project
+from masrl.model.project import Project
+from masrl.model.records import ENTRY_SCHEMA_LINE, KEY_PATTERN, PLACEHOLDER
 
 URL_MACRO = re.compile(r"\\url\{([^{}]*)\}")
 

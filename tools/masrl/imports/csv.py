@@ -21,12 +21,8 @@ from masrl.exports.csv import (
 )
 from masrl.model import identifiers as ids
 from masrl.model import yamlio
-from masrl.model.records import (
-    ENTRY_SCHEMA_LINE,
-    EXCLUSION_SCHEMA_LINE,
-    PLACEHOLDER,
-    Project,
-)
+from masrl.model.project import Project
+from masrl.model.records import ENTRY_SCHEMA_LINE, EXCLUSION_SCHEMA_LINE, PLACEHOLDER
 from masrl.model.taxonomy import Taxonomy
 
 

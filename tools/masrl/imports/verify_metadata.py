@@ -20,7 +20,7 @@ from masrl.imports.arxiv import ArxivClient, ArxivSettings, PaperMetadata
 from masrl.imports.csv import latex_to_unicode
 from masrl.model import identifiers as ids
 from masrl.model import yamlio
-from masrl.model.records import Project, RawRecord, read_records
+from masrl.model.project import Project, RawRecord, read_records
 
 CACHE_SUBDIR = Path(".cache") / "masrl" / "arxiv"
 DEFAULT_MAX_AGE_DAYS = 30.0

@@ -5,15 +5,18 @@ from __future__ import annotations
 
 import json
 
-from masrl.check.validate import (
+from masrl.model import identifiers as ids
+from masrl.model.records import (
     DATE_PATTERN,
     EARLIEST_YEAR,
     KEY_PATTERN,
+    PLACEHOLDER,
     RECORD_ID_PATTERN,
     VERSION_PATTERN,
+    FieldSpec,
+    entry_specs,
+    exclusion_specs,
 )
-from masrl.model import identifiers as ids
-from masrl.model.records import ENTRY_FIELDS, EXCLUSION_FIELDS, PLACEHOLDER, FieldSpec
 from masrl.model.taxonomy import Condition, Taxonomy
 
 SCHEMA_DIALECT = "https://json-schema.org/draft/2020-12/schema"
@@ -116,11 +119,11 @@ def _record_schema(title: str, specs, taxonomy: Taxonomy, with_rules: bool) -> d
 
 
 def entry_schema(taxonomy: Taxonomy) -> dict:
-    return _record_schema("masrl corpus entry", ENTRY_FIELDS, taxonomy, with_rules=True)
+    return _record_schema("masrl corpus entry", entry_specs(taxonomy), taxonomy, with_rules=True)
 
 
 def exclusion_schema(taxonomy: Taxonomy) -> dict:
-    return _record_schema("masrl exclusion record", EXCLUSION_FIELDS, taxonomy, with_rules=False)
+    return _record_schema("masrl exclusion record", exclusion_specs(taxonomy), taxonomy, with_rules=False)
 
 
 def render(schema: dict) -> str:

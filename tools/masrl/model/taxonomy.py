@@ -16,26 +16,11 @@ from typing import Any
 from masrl.errors import InputError
 from masrl.model import yamlio
 
-# The axes every taxonomy directory must define, in the order the site and STATS.md show them.
-AXIS_NAMES = (
-    "categories",
-    "is_rl",
-    "reward_families",
-    "reward_types",
-    "credit_units",
-    "credit_mechanisms",
-    "sub_decisions",
-    "topologies",
-    "scenarios",
-    "survey_roles",
-    "verified",
-    "evidence_levels",
-    "evaluation_measures",
-    "screening_stages",
-    "exclusion_reasons",
-    "source_kinds",
-    "query_families",
-)
+# Files in a taxonomy directory that are not axes.
+NOT_AXES = frozenset({"rules.yaml"})
+# Where an axis can show; each key's number is the axis's place in that list.
+SHOW_PLACES = ("stats", "tags", "facet", "column", "chip")
+RECORD_KINDS = ("entry", "exclusion")
 
 
 class TaxonomyError(InputError):
@@ -52,11 +37,32 @@ class Value:
 
 
 @dataclass(frozen=True)
+class FieldDecl:
+    """The record field that carries an axis: its name, the records that have it, its shape."""
+
+    name: str
+    records: tuple[str, ...]
+    many: bool
+    nullable: bool
+    required: bool
+    position: int
+    description: str
+
+
+@dataclass(frozen=True)
 class Axis:
     name: str
     label: str
     description: str
     values: tuple[Value, ...]
+    order: int = 0
+    record_field: FieldDecl | None = None  # None for an axis no record carries
+    derived_name: str | None = None  # a field computed from another axis (reward families)
+    show: dict = field(default_factory=dict)  # place -> position, plus crosstabs/unused_values/hue
+
+    @property
+    def field_name(self) -> str | None:
+        return self.record_field.name if self.record_field else self.derived_name
 
     @cached_property
     def ids(self) -> tuple[str, ...]:
@@ -121,12 +127,47 @@ def packaged_taxonomy_dir() -> Path:
 
 @dataclass(frozen=True)
 class Taxonomy:
+    """The axis registry: every axis, the record field that carries it and where it shows.
+
+    Everything that lists fields or axes (the record model, validation, statistics, exports,
+    the site) asks these methods instead of keeping a list of its own.
+    """
+
     directory: Path
     axes: dict[str, Axis]
     rules: tuple[Rule, ...]
 
     def __getitem__(self, name: str) -> Axis:
         return self.axes[name]
+
+    def record_axes(self, record: str) -> tuple[Axis, ...]:
+        """The axes a record kind ("entry", "exclusion") carries, in field order."""
+        carried = [a for a in self.axes.values() if a.record_field and record in a.record_field.records]
+        return tuple(sorted(carried, key=lambda a: a.record_field.position))
+
+    @cached_property
+    def fingerprint(self) -> tuple:
+        """What the record models depend on: every axis's values and field declaration."""
+        return tuple((a.name, a.ids, a.record_field) for a in self.axes.values())
+
+    @cached_property
+    def axis_of_field(self) -> dict[str, str]:
+        return {a.field_name: a.name for a in self.axes.values() if a.field_name}
+
+    def shown(self, place: str, record: str = "entry") -> tuple[str, ...]:
+        """Field names shown in one place (stats, tags, facet, column, chip), in its order."""
+        placed = [a for a in self.axes.values() if place in a.show and a.field_name
+                  and (record in a.record_field.records if a.record_field else record == "entry")]
+        return tuple(a.field_name for a in sorted(placed, key=lambda a: a.show[place]))
+
+    def crosstabs(self) -> tuple[tuple[str, str], ...]:
+        """(row field, column field) of every declared cross-tab, in their order."""
+        pairs = [(c["order"], a.field_name, str(c["with"])) for a in self.axes.values()
+                 for c in a.show.get("crosstabs", [])]
+        return tuple((row, column) for _, row, column in sorted(pairs))
+
+    def unused_value_fields(self) -> tuple[str, ...]:
+        return tuple(a.field_name for a in self.axes.values() if a.show.get("unused_values"))
 
     @cached_property
     def family_of_reward_type(self) -> dict[str, str]:
@@ -164,13 +205,46 @@ def _load_axis(path: Path) -> Axis:
             raise TaxonomyError(f"{path}:{line}: value is missing {', '.join(missing)}")
         extra = {k: v for k, v in item.items() if k not in ("id", "label", "definition", "order")}
         values.append(Value(str(item["id"]), str(item["label"]), str(item["definition"]), int(item["order"]), extra))
+    field_decl = _field_decl(raw.get("field"), path, raw.line_of("field") if "field" in raw else 1)
+    derived = raw.get("derived") or {}
+    show = dict(raw.get("show") or {})
+    for place in SHOW_PLACES:
+        if place in show and (isinstance(show[place], bool) or not isinstance(show[place], int)):
+            raise TaxonomyError(f"{path}:{raw['show'].line_of(place)}: show.{place} must be a whole number (its place in that list)")
     orders = [v.order for v in values]
     if orders != list(range(1, len(values) + 1)):
         raise TaxonomyError(f"{path}: orders must run 1..{len(values)} in file order, found {orders}")
     ids = [v.id for v in values]
     if len(set(ids)) != len(ids):
         raise TaxonomyError(f"{path}: value ids must be unique, found {ids}")
-    return Axis(path.stem, str(raw.get("label", path.stem)), str(raw.get("description", "")), tuple(values))
+    if raw.get("axis", path.stem) != path.stem:
+        raise TaxonomyError(f"{path}:1: axis '{raw.get('axis')}' differs from the file name", hint=f"write axis: {path.stem}")
+    order = raw.get("order", 0)
+    if isinstance(order, bool) or not isinstance(order, int):
+        raise TaxonomyError(f"{path}:1: order must be a whole number (the axis's place among axes)")
+    return Axis(path.stem, str(raw.get("label", path.stem)), str(raw.get("description", "")), tuple(values),
+                order, field_decl, derived.get("name"), show)
+
+
+def _field_decl(raw: Any, path: Path, line: int) -> FieldDecl | None:
+    if raw is None:
+        return None
+    where = f"{path}:{line}"
+    if not isinstance(raw, dict) or not isinstance(raw.get("name"), str):
+        raise TaxonomyError(f"{where}: field must be a mapping with at least a name")
+    records = raw.get("records", ["entry"])
+    if not isinstance(records, list) or not records or any(r not in RECORD_KINDS for r in records):
+        raise TaxonomyError(f"{where}: field.records must list record kinds among {list(RECORD_KINDS)}")
+    flags = {}
+    for name, default in (("many", False), ("nullable", False), ("required", True)):
+        flags[name] = raw.get(name, default)
+        if not isinstance(flags[name], bool):
+            raise TaxonomyError(f"{where}: field.{name} must be true or false")
+    position = raw.get("position", 99)
+    if isinstance(position, bool) or not isinstance(position, int):
+        raise TaxonomyError(f"{where}: field.position must be a whole number")
+    return FieldDecl(raw["name"], tuple(records), flags["many"], flags["nullable"], flags["required"],
+                     position, str(raw.get("description", "")))
 
 
 def _load_rules(path: Path) -> tuple[Rule, ...]:
@@ -198,7 +272,19 @@ def _load_rules(path: Path) -> tuple[Rule, ...]:
 def load_taxonomy(directory: Path | None = None) -> Taxonomy:
     """Load every axis and the rules from ``directory`` (default: the packaged copy)."""
     directory = Path(directory) if directory is not None else packaged_taxonomy_dir()
-    axes = {name: _load_axis(directory / f"{name}.yaml") for name in AXIS_NAMES}
+    if not directory.is_dir():
+        raise TaxonomyError(f"{directory}: missing taxonomy directory")
+    loaded = [_load_axis(path) for path in sorted(directory.glob("*.yaml")) if path.name not in NOT_AXES]
+    axes = {axis.name: axis for axis in sorted(loaded, key=lambda a: (a.order, a.name))}
+    for required in ("categories", "reward_families", "reward_types"):
+        if required not in axes:
+            raise TaxonomyError(f"{directory / (required + '.yaml')}: missing vocabulary file")
+    fields = [(a.field_name, a.name) for a in axes.values() if a.field_name]
+    seen: dict[str, str] = {}
+    for name, axis_name in fields:
+        if name in seen:
+            raise TaxonomyError(f"{directory / (axis_name + '.yaml')}: field '{name}' is already carried by axis {seen[name]}")
+        seen[name] = axis_name
     families = set(axes["reward_families"].ids)
     for value in axes["reward_types"].values:
         if value.extra.get("family") not in families:

@@ -11,8 +11,9 @@ import difflib
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from masrl.check.validate import load_corpus
 from masrl.model import schemas
-from masrl.model.records import Corpus, Project, load_corpus
+from masrl.model.project import Corpus, Project
 from masrl.model.yamlio import write_if_changed
 
 Generated = dict[str, bytes]

@@ -6,7 +6,7 @@ import json
 from typing import Any
 
 from masrl.derive.claims import MAX_NAMED, ClaimResult, named_keys
-from masrl.model.records import Corpus
+from masrl.model.project import Corpus
 from masrl.render.annotations import github_annotation
 
 

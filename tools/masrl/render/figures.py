@@ -30,7 +30,7 @@ from masrl.derive.stats import (
     exclusion_crosstab,
     field_labels,
 )
-from masrl.model.records import Corpus
+from masrl.model.project import Corpus
 
 FIGURE_DIR = "figures"
 FORMATS = ("svg", "png")

@@ -20,7 +20,8 @@ import re
 from urllib.parse import quote, urlsplit
 
 from masrl.errors import InputError
-from masrl.model.records import Corpus, Entry
+from masrl.model.project import Corpus
+from masrl.model.records import Entry
 
 README = "README.md"
 BEGIN_MARKER = "<!-- BEGIN GENERATED PAPER LIST -->"

@@ -9,7 +9,7 @@ from __future__ import annotations
 from masrl.derive.claims import LEDGER_PATH, evaluate_claims, ledger_path_of
 from masrl.derive.gaps import find_gaps
 from masrl.derive.stats import compute_stats
-from masrl.model.records import Corpus
+from masrl.model.project import Corpus
 from masrl.render.claims import render_markdown
 from masrl.render.figures import FIGURE_DIR, FIGURES
 from masrl.render.gaps import gaps_markdown

@@ -3,7 +3,6 @@ taxonomy reference (every axis and value, with anchors)."""
 
 from __future__ import annotations
 
-from masrl.model.taxonomy import AXIS_NAMES
 from masrl.render.site.context import (
     NOT_APPLICABLE,
     SiteContext,
@@ -106,7 +105,7 @@ def taxonomy_markdown(ctx: SiteContext) -> str:
          "Each value has an anchor, <code>#&lt;axis&gt;-&lt;value&gt;</code>."),
         "",
     ]
-    for axis_name in AXIS_NAMES:
+    for axis_name in ctx.taxonomy.axes:
         axis = ctx.taxonomy[axis_name]
         parts += [f"## {md_text(axis.label)} {{ #{anchor_id(axis_name)} }}", ""]
         parts += [f"<code>{md_text(axis_name)}</code> · {md_text(axis.description)}", ""]

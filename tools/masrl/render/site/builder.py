@@ -23,7 +23,8 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from masrl.model.records import Corpus, Project, load_corpus
+from masrl.check.validate import load_corpus
+from masrl.model.project import Corpus, Project
 from masrl.model.yamlio import write_if_changed
 from masrl.render.site.browse import browse_pages
 from masrl.render.site.context import CHECKOUT_ROOT, SiteContext
@@ -92,9 +93,22 @@ def generated_pages(ctx: SiteContext) -> dict[str, str]:
     return pages
 
 
+AXES_CSS = "assets/css/axes.css"
+
+
+def axes_css(ctx: SiteContext) -> str:
+    """Chip colours per axis, from each taxonomy file's `show.hue` (and `show.muted`)."""
+    lines = ["/* Generated from taxonomy/*.yaml (show.hue) by masrl site build. */"]
+    for axis in ctx.taxonomy.axes.values():
+        if "hue" in axis.show and axis.field_name:
+            muted = " --masrl-chip-s: 10%;" if axis.show.get("muted") else ""
+            lines.append(f".md-typeset .masrl-chip--{axis.field_name} {{ --masrl-hue: {int(axis.show['hue'])};{muted} }}")
+    return "\n".join(lines) + "\n"
+
+
 def generated_files(ctx: SiteContext) -> dict[str, bytes]:
     """Every generated non-page file: data downloads, figures, trace figures."""
-    files = {**download_files(ctx), **figure_files(ctx)}
+    files = {**download_files(ctx), **figure_files(ctx), AXES_CSS: axes_css(ctx).encode("utf-8")}
     _, trace_files = trace_pages(ctx)
     files.update(trace_files)
     return files

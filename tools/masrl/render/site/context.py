@@ -14,29 +14,9 @@ from functools import cache, cached_property
 from pathlib import Path
 
 from masrl.derive import stats as corpus_stats
-from masrl.model.records import Corpus, Entry
+from masrl.model.project import Corpus
+from masrl.model.records import Entry
 from masrl.render.site.escape import anchor_id, html_attr, html_text, md_text
-
-# Entry fields that carry taxonomy tags, in the order entry pages list them; reward_families is
-# derived from reward_types.
-TAG_FIELDS = (
-    "category",
-    "is_rl",
-    "reward_families",
-    "reward_types",
-    "credit_units",
-    "credit_mechanism",
-    "topology",
-    "sub_decisions",
-    "scenario",
-    "evaluation_measures",
-    "survey_role",
-    "evidence_level",
-    "verified",
-)
-
-# The tags shown as chips in compact listings (paper list, browse pages).
-LISTING_TAG_FIELDS = ("reward_types", "credit_units", "topology", "sub_decisions")
 
 NOT_APPLICABLE = corpus_stats.NOT_APPLICABLE
 
@@ -123,6 +103,10 @@ class SiteContext:
     def values_of(self, entry: Entry, field_name: str) -> tuple[str, ...]:
         return corpus_stats.entry_values(entry, field_name, self.taxonomy)
 
+    def column_label(self, field_name: str) -> str:
+        axis = self.taxonomy[self.taxonomy.axis_of_field[field_name]]
+        return str(axis.show.get("column_heading", axis.label))
+
     def field_label(self, field_name: str) -> str:
         return self.stats.labels.get(field_name, field_name)
 
@@ -138,7 +122,7 @@ class SiteContext:
     @cached_property
     def browse_fields(self) -> tuple[str, ...]:
         """The fields with a browse page, in the statistics order."""
-        return tuple(corpus_stats.AXIS_FIELDS)
+        return corpus_stats.axis_fields(self.taxonomy)
 
     def entries_with_value(self, field_name: str) -> dict[str, list[str]]:
         """Entry keys per value of a field (computed once per field; do not modify the result)."""
@@ -171,7 +155,13 @@ class SiteContext:
         label = html_text(self.value_label(field_name, value))
         return f'<a class="masrl-chip masrl-chip--{field_name}" href="{href}">{label}</a>'
 
-    def chips_html(self, from_page: str, entry: Entry, fields: tuple[str, ...] = LISTING_TAG_FIELDS) -> str:
+    @property
+    def tag_fields(self) -> tuple[str, ...]:
+        """Fields entry pages list as tag rows, in the registry's `show.tags` order."""
+        return self.taxonomy.shown("tags")
+
+    def chips_html(self, from_page: str, entry: Entry, fields: tuple[str, ...] | None = None) -> str:
+        fields = self.taxonomy.shown("chip") if fields is None else fields
         return " ".join(self.chip_html(from_page, name, v) for name in fields for v in self.values_of(entry, name))
 
     def authors_short(self, entry: Entry) -> str:

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import json
 
-from masrl.model.records import Corpus, Entry
-from masrl.render.site.context import TAG_FIELDS, SiteContext, entry_page, page_url
+from masrl.model.project import Corpus
+from masrl.model.records import Entry
+from masrl.render.site.context import SiteContext, entry_page, page_url
 
 TABLE_DATA = "data/entries.json"
 BIB_FILE = "masrl.bib"
@@ -14,22 +15,6 @@ STATS_JSON = "data/stats.json"
 PAPERS_CSV = "data/papers.csv"
 EXCLUSIONS_CSV = "data/exclusions.csv"
 
-# Axes the interactive table filters by, in the order of its controls.
-TABLE_FILTER_FIELDS = (
-    "category",
-    "reward_families",
-    "reward_types",
-    "credit_units",
-    "credit_mechanism",
-    "topology",
-    "sub_decisions",
-    "scenario",
-    "is_rl",
-    "evaluation_measures",
-    "survey_role",
-    "evidence_level",
-    "verified",
-)
 
 
 # Axes whose chips in the table show the value id, with the label as a tooltip.
@@ -61,7 +46,7 @@ def table_data(ctx: SiteContext) -> dict:
     URLs are relative to the site root; the script resolves them against the JSON file's URL.
     """
     axes = []
-    for name in TABLE_FILTER_FIELDS:
+    for name in ctx.taxonomy.shown("facet"):
         field = ctx.fields[name]
         values = [{"id": v, "label": ctx.value_label(name, v)} for v in ctx.taxonomy[field.axis].ids]
         if name in SHORT_BY_ID:  # O1-O5 are how the survey names sub-decisions; the label goes in a tooltip
@@ -79,10 +64,11 @@ def table_data(ctx: SiteContext) -> dict:
             "first_author": entry.first_author,
             "summary": entry.summary,
             "url": page_url(entry_page(entry.key)),
-            "tags": {name: list(ctx.values_of(entry, name)) for name in TAG_FIELDS},
+            "tags": {name: list(ctx.values_of(entry, name)) for name in ctx.tag_fields},
         })
     years = [e.year for e in ctx.entries] or [0]
-    return {"axes": axes, "entries": rows, "years": {"min": min(years), "max": max(years)}}
+    columns = list(ctx.taxonomy.shown("column"))
+    return {"axes": axes, "columns": columns, "entries": rows, "years": {"min": min(years), "max": max(years)}}
 
 
 def download_files(ctx: SiteContext) -> dict[str, bytes]:

@@ -6,8 +6,6 @@ from urllib.parse import quote
 
 from masrl.model.records import Entry
 from masrl.render.site.context import (
-    LISTING_TAG_FIELDS,
-    TAG_FIELDS,
     SiteContext,
     browse_page,
     entry_page,
@@ -53,7 +51,7 @@ def listing_item(ctx: SiteContext, page: str, entry: Entry) -> str:
     """One awesome-list line as an HTML list item: linked title, year, venue, first author, chips,
     then our summary."""
     facts = " · ".join(html_text(part) for part in (entry.year, entry.venue, ctx.authors_short(entry)) if part)
-    chips = ctx.chips_html(page, entry, LISTING_TAG_FIELDS)
+    chips = ctx.chips_html(page, entry)
     return (
         f'<li><strong>{ctx.entry_link_html(page, entry.key)}</strong> <span class="masrl-facts">{facts}</span>'
         + (f'<br><span class="masrl-chips">{chips}</span>' if chips else "")
@@ -172,7 +170,7 @@ def _facts_line(entry: Entry) -> str:
 def _tags_list(ctx: SiteContext, page: str, entry: Entry) -> str:
     """Every axis with the entry's chips, as a compact two-column list (raw HTML)."""
     rows = []
-    for name in TAG_FIELDS:
+    for name in ctx.tag_fields:
         axis = f'<a href="{html_attr(html_href(page, browse_page(name)))}">{html_text(ctx.field_label(name))}</a>'
         values = ctx.values_of(entry, name)
         chips = " ".join(ctx.chip_html(page, name, v) for v in values) or '<span class="masrl-na">not applicable</span>'

@@ -12,7 +12,8 @@ import threading
 from collections.abc import Callable
 from pathlib import Path
 
-from masrl.model.records import CorpusInvalid, Project, load_corpus
+from masrl.check.validate import CorpusInvalid, load_corpus
+from masrl.model.project import Project
 from masrl.render.site.builder import default_paths, generate_docs, sync_tree
 from masrl.render.site.errors import SiteError
 

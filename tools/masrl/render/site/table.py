@@ -14,24 +14,25 @@ keyboard or a screen reader, and the browser tests all drive the same elements:
 from __future__ import annotations
 
 from masrl.render.site.context import NOT_APPLICABLE, SiteContext, html_href
-from masrl.render.site.downloads import TABLE_DATA, TABLE_FILTER_FIELDS
+from masrl.render.site.downloads import TABLE_DATA
 from masrl.render.site.escape import html_attr, md_text
 
 TABLE_PAGE = "table.md"
 NOT_APPLICABLE_VALUE = "-"
 
-# (sort key, header, css class); tag columns show chips of that field.
-COLUMNS = (
+# (sort key, header, css class) of the fixed columns; the tag columns after them come from the
+# axis registry (`show.column`) and show chips of that field.
+FIXED_COLUMNS = (
     ("title", "Title", "masrl-col-title"),
     ("year", "Year", "masrl-col-year"),
     ("venue", "Venue", "masrl-col-venue"),
     ("first_author", "First author", "masrl-col-author"),
-    ("category", "Category", "masrl-col-tags"),
-    ("reward_types", "Reward types", "masrl-col-tags"),
-    ("credit_units", "Credit units", "masrl-col-tags"),
-    ("topology", "Topology", "masrl-col-tags"),
-    ("sub_decisions", "Sub-decisions", "masrl-col-tags"),
 )
+
+
+def columns(ctx: SiteContext) -> tuple[tuple[str, str, str], ...]:
+    tags = tuple((name, ctx.column_label(name), "masrl-col-tags") for name in ctx.taxonomy.shown("column"))
+    return FIXED_COLUMNS + tags
 
 
 def table_pages(ctx: SiteContext) -> dict[str, str]:
@@ -73,8 +74,8 @@ def _header(key: str, label: str, css: str) -> str:
 def table_markdown(ctx: SiteContext) -> str:
     page = TABLE_PAGE
     years = sorted({e.year for e in ctx.corpus.entries}) or [0]
-    axis_filters = "\n".join(_axis_filter(ctx, name) for name in TABLE_FILTER_FIELDS)
-    headers = "".join(_header(*column) for column in COLUMNS)
+    axis_filters = "\n".join(_axis_filter(ctx, name) for name in ctx.taxonomy.shown("facet"))
+    headers = "".join(_header(*column) for column in columns(ctx))
     app = f"""<div id="masrl-table-app" class="masrl-table-app" data-src="{html_attr(html_href(page, TABLE_DATA))}">
 <form id="masrl-filters" class="masrl-filters" role="search" aria-label="Filter the entries" autocomplete="off">
 <div class="masrl-filter-row">

@@ -1,0 +1,105 @@
+"""The project on disk: where a corpus checkout lives, reading its data files, and the loaded corpus."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from masrl.model import yamlio
+from masrl.model.records import Entry, Exclusion
+from masrl.model.taxonomy import Taxonomy, load_taxonomy, packaged_taxonomy_dir
+
+
+@dataclass(frozen=True)
+class Project:
+    root: Path
+
+    def __post_init__(self):
+        object.__setattr__(self, "root", Path(self.root))
+
+    @property
+    def corpus_dir(self) -> Path:
+        return self.root / "corpus"
+
+    @property
+    def exclusions_dir(self) -> Path:
+        return self.root / "exclusions"
+
+    @property
+    def taxonomy_dir(self) -> Path:
+        local = self.root / "taxonomy"
+        return local if (local / "categories.yaml").exists() else packaged_taxonomy_dir()
+
+    def taxonomy(self) -> Taxonomy:
+        return load_taxonomy(self.taxonomy_dir)
+
+    def entry_paths(self) -> list[Path]:
+        return sorted(self.corpus_dir.glob("*.yaml")) if self.corpus_dir.is_dir() else []
+
+    def exclusion_paths(self) -> list[Path]:
+        return sorted(self.exclusions_dir.glob("*.yaml")) if self.exclusions_dir.is_dir() else []
+
+    def relative(self, path: Path) -> str:
+        try:
+            return path.resolve().relative_to(self.root.resolve()).as_posix()
+        except ValueError:
+            return str(path)
+
+
+def find_project(start: Path | None = None) -> Project:
+    """The nearest folder at or above ``start`` holding corpus/ or taxonomy/ (MASRL_ROOT wins)."""
+    if os.environ.get("MASRL_ROOT"):
+        return Project(Path(os.environ["MASRL_ROOT"]).resolve())
+    start = (start or Path.cwd()).resolve()
+    for folder in (start, *start.parents):
+        if (folder / "corpus").is_dir() or (folder / "taxonomy" / "categories.yaml").is_file():
+            return Project(folder)
+    return Project(start)
+
+
+@dataclass
+class RawRecord:
+    """A data file as read from disk: parsed data, or the YAML error that stopped it."""
+
+    path: Path
+    data: Any = None
+    error: yamlio.YamlError | None = None
+
+    def line_of(self, *keys: str | int) -> int:
+        """Line of a nested key path, falling back to the nearest enclosing line."""
+        node = self.data
+        line = getattr(node, "line", 1)
+        for key in keys:
+            if isinstance(node, yamlio.LineDict) and isinstance(key, str) and key in node:
+                line, node = node.line_of(key), node[key]
+            elif isinstance(node, yamlio.LineList) and isinstance(key, int) and key < len(node):
+                line, node = node.line_of(key), node[key]
+            else:
+                break
+        return line
+
+
+def read_records(paths: list[Path]) -> list[RawRecord]:
+    records = []
+    for path in paths:
+        try:
+            records.append(RawRecord(path, yamlio.load_file(path)))
+        except yamlio.YamlError as exc:
+            records.append(RawRecord(path, None, exc))
+        except OSError as exc:
+            records.append(RawRecord(path, None, yamlio.YamlError(f"cannot read the file: {exc.strerror}")))
+    return records
+
+
+@dataclass
+class Corpus:
+    project: Project
+    taxonomy: Taxonomy
+    entries: list[Entry]
+    exclusions: list[Exclusion]
+
+    @property
+    def audited(self) -> int:
+        return len(self.entries) + len(self.exclusions)
