@@ -1,30 +1,39 @@
-# masrl: set-up, the main job, and the tests. See README.md.
+# masrl: the main job and the tests. On a fresh clone, `make build` and `make test` each set up
+# what they need first (a .venv with masrl and its test tools, Debian's Chromium for the browser
+# tests); the set-up runs again only when pyproject.toml or scripts/setup.sh change.
 PYTHON ?= python3
 VENV   ?= .venv
 BIN    := $(VENV)/bin
+SETUP  := $(VENV)/.masrl-setup-done
 
-.PHONY: setup build test check bench clean
+.PHONY: build test check bench coverage setup clean
 
-setup:            ## create .venv, install masrl with its test tools, install Chromium for browser tests
-	bash scripts/setup.sh
-
-build:            ## regenerate statistics, figures, README list and schemas, then build the site
+build: $(SETUP)   ## validate, regenerate statistics, figures, README list and schemas, build the site
 	$(BIN)/masrl validate
 	$(BIN)/masrl build
 	$(BIN)/masrl site build
 
-test:             ## the whole test suite (what CI runs)
+test: $(SETUP)    ## the whole test suite (what CI runs)
 	$(BIN)/python -m pytest -n 2 --dist loadgroup
 
-check:            ## what a pull request must pass, without the test suite
+check: $(SETUP)   ## what a pull request must pass, without the test suite
 	$(BIN)/masrl validate
 	$(BIN)/masrl claims
 	$(BIN)/masrl check
 
-bench:            ## print the benchmark figures
+coverage: $(SETUP) ## the suite with a line-coverage report of tools/masrl
+	$(BIN)/python -m pytest -n 2 --dist loadgroup --cov=masrl --cov-report=term:skip-covered
+
+bench: $(SETUP)   ## print the benchmark figures
 	$(BIN)/python benchmarks/bench_validate.py
 	$(BIN)/python benchmarks/bench_traces.py
 	$(BIN)/python benchmarks/bench_site.py
+
+setup: $(SETUP)
+
+$(SETUP): pyproject.toml scripts/setup.sh
+	PYTHON=$(PYTHON) bash scripts/setup.sh
+	touch $(SETUP)
 
 clean:
 	rm -rf build .pytest_cache .cache

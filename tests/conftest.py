@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import shutil
 from pathlib import Path
 
@@ -11,6 +12,9 @@ from masrl.model.project import Project
 from masrl.model.records import ENTRY_SCHEMA_LINE, EXCLUSION_SCHEMA_LINE
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
+
+# Rendered figures are cached by content hash; tests keep that cache inside the checkout.
+os.environ.setdefault("MASRL_CACHE_DIR", str(REPO_ROOT / ".cache" / "masrl"))
 
 
 def entry_data(key: str = "alpha2025", /, **overrides) -> dict:

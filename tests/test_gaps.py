@@ -12,7 +12,7 @@ from masrl.check.validate import load_corpus
 from masrl.cli import main
 from masrl.derive.gaps import cell_class, cell_classes, find_gaps
 from masrl.model.project import Project
-from masrl.render.gaps import EMPTY_MARK, crosstab_html, format_cell, gaps_json, gaps_markdown
+from masrl.render.gaps import EMPTY_MARK, format_cell, gaps_json, gaps_markdown
 
 
 @pytest.fixture
@@ -86,12 +86,6 @@ def test_markdown_marks_empty_and_sparse_cells(mini_gaps):
     assert "| `shared` | — | — | **1** | — | **1** | — | — | — |" in text
     assert "- `shared` × `agent` (1): `alpha2025`" in text
     assert "Not covered: `O1`, `O3`, `O4`, `O5`." in text
-
-
-def test_html_gives_cells_css_classes(mini_gaps):
-    html = crosstab_html(mini_gaps.crosstabs["category_x_verified"].table)
-    assert '<td class="sparse">2</td>' in html and '<td class="empty">0</td>' in html
-    assert html.count("<tr>") == 1 + 6
 
 
 def test_json_is_sorted_and_complete(mini_gaps):

@@ -24,8 +24,11 @@ def real_corpus():
 
 @pytest.fixture(scope="module")
 def rendered(real_corpus):
-    """All figures rendered twice (figures are slow: once per module)."""
-    return render_figures(real_corpus), render_figures(real_corpus)
+    """All figures really rendered (no cache), beside the committed ones `masrl build` wrote."""
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv(plots.CACHE_ENV, "off")
+        fresh = render_figures(real_corpus)
+    return fresh, {path: (REPO_ROOT / path).read_bytes() for path in fresh}
 
 
 def test_figures_list_is_fixed_and_complete():
@@ -47,7 +50,7 @@ def test_every_figure_in_both_formats(rendered):
 
 
 def test_rendering_is_deterministic(rendered):
-    first, second = rendered
+    first, second = rendered  # a render now and the committed render of the same data
     different = [path for path in first if first[path] != second[path]]
     assert not different
 
@@ -100,3 +103,15 @@ def test_cli_renders_selected_figures_and_skips_unchanged(mini_project):
     assert "1 changed" in result.output
     again = runner.invoke(main, args)
     assert again.exit_code == 0 and "0 changed" in again.output
+
+
+def test_the_figure_cache_serves_identical_bytes_and_ignores_a_tampered_file(mini_project, tmp_path, monkeypatch):
+    monkeypatch.setenv(plots.CACHE_ENV, str(tmp_path / "cache"))
+    corpus = load_corpus(mini_project)
+    first = render_figures(corpus, ["entries-per-year"])
+    cache = plots.FigureCache.for_corpus(corpus)
+    stored = cache._file("figures/entries-per-year.svg")
+    assert stored.is_file() and cache.get("figures/entries-per-year.svg") == first["figures/entries-per-year.svg"]
+    stored.write_bytes(stored.read_bytes()[:-20] + b"<!-- tampered -->")
+    assert cache.get("figures/entries-per-year.svg") is None
+    assert render_figures(corpus, ["entries-per-year"]) == first

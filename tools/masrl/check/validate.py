@@ -12,8 +12,8 @@ import difflib
 import json
 from collections import defaultdict
 from dataclasses import asdict, dataclass, field
-from pathlib import Path
 
+from masrl.annotations import github_annotation
 from masrl.errors import MasrlError
 from masrl.model import identifiers as ids
 from masrl.model.project import Corpus, Project, RawRecord, find_project, read_records
@@ -32,7 +32,6 @@ from masrl.model.records import (
     exclusion_specs,
 )
 from masrl.model.taxonomy import Taxonomy
-from masrl.render.annotations import github_annotation
 
 NOT_APPLICABLE_SPELLINGS = {"na", "n/a", "none", "null", "-", "not applicable"}
 
@@ -455,8 +454,6 @@ def validate_project(project: Project, allow_placeholders: bool = False) -> Repo
     return Report(problems, corpus)
 
 
-def validate_path(root: Path) -> Report:
-    return validate_project(Project(Path(root)))
 
 
 class CorpusInvalid(MasrlError):

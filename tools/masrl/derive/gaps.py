@@ -6,8 +6,8 @@
 - which orchestration sub-decisions (O1-O5) at least one RL-trained entry (is_rl: yes) addresses;
 - which evaluation measures the benchmark entries cover.
 
-Markdown marks empty cells with an em dash and sets sparse counts in bold; ``cell_classes`` and
-``crosstab_html`` give the site the same distinction as CSS classes ("empty", "sparse", "").
+Markdown marks empty cells with an em dash and sets sparse counts in bold; ``cell_classes`` gives
+the site the same distinction as CSS classes ("empty", "sparse", "").
 """
 
 from __future__ import annotations

@@ -28,7 +28,7 @@ from itertools import product
 import pandas as pd
 
 from masrl.model.project import Corpus
-from masrl.model.records import Entry, Exclusion, entry_specs
+from masrl.model.records import Entry, entry_specs
 from masrl.model.taxonomy import Taxonomy
 
 NOT_APPLICABLE = "not applicable"
@@ -241,12 +241,6 @@ def exclusion_crosstab(corpus: Corpus, row_field: str, column_field: str) -> pd.
     return table.astype("int64")
 
 
-def exclusions_with_value(corpus: Corpus, field_name: str) -> dict[str, list[Exclusion]]:
-    axis = corpus.taxonomy[corpus.taxonomy.axis_of_field[field_name]]
-    groups: dict[str, list[Exclusion]] = {value: [] for value in axis.ids}
-    for record in sorted(corpus.exclusions, key=lambda r: r.record_id):
-        groups[getattr(record, field_name)].append(record)
-    return groups
 
 
 def _count_frame(counts: dict[str, int], labels: dict[str, str]) -> pd.DataFrame:

@@ -5,9 +5,9 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from masrl.annotations import github_annotation
 from masrl.derive.claims import MAX_NAMED, ClaimResult, named_keys
 from masrl.model.project import Corpus
-from masrl.render.annotations import github_annotation
 
 
 def format_value(value: Any) -> str:

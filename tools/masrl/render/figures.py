@@ -11,9 +11,13 @@ whose empty cells are hatched in grey with a "·" marker and whose sparse cells 
 
 from __future__ import annotations
 
+import hashlib
 import io
+import os
+import tempfile
 from collections.abc import Callable
 from contextlib import contextmanager
+from pathlib import Path
 
 import matplotlib
 import matplotlib.ticker
@@ -34,6 +38,8 @@ from masrl.model.project import Corpus
 
 FIGURE_DIR = "figures"
 FORMATS = ("svg", "png")
+# Where rendered figures are cached (default ~/.cache/masrl); "off" renders every time.
+CACHE_ENV = "MASRL_CACHE_DIR"
 PNG_DPI = 150
 
 # Okabe & Ito (2008), without yellow first: it is hard to read on white.
@@ -140,13 +146,73 @@ def render_figures(corpus: Corpus, names: list[str] | None = None, formats=FORMA
     unknown = sorted(set(wanted) - set(DRAWERS))
     if unknown:
         raise ValueError(f"unknown figure(s): {', '.join(unknown)}; known: {', '.join(DRAWERS)}")
+    cache = FigureCache.for_corpus(corpus)
     files = {}
     with _style():
         for name in wanted:
+            paths = [f"{FIGURE_DIR}/{name}.{fmt}" for fmt in formats]
+            cached = {path: cache.get(path) for path in paths}
+            if all(content is not None for content in cached.values()):
+                files.update(cached)
+                continue
             figure = DRAWERS[name](corpus)
-            for fmt in formats:
-                files[f"{FIGURE_DIR}/{name}.{fmt}"] = figure_bytes(figure, fmt)
+            for path, fmt in zip(paths, formats, strict=True):
+                files[path] = figure_bytes(figure, fmt)
+                cache.put(path, files[path])
     return files
+
+
+class FigureCache:
+    """Rendered figures kept by a hash of everything they are drawn from.
+
+    Rendering is the slow part of `masrl build`, `check` and the site build; the same corpus,
+    taxonomy, drawing code and matplotlib always give the same bytes, so they are rendered once.
+    The key covers all of those; each file is stored with its own SHA-256 and a file that no
+    longer matches (a tampered or truncated cache) is ignored and rendered afresh.
+    """
+
+    def __init__(self, directory: Path | None):
+        self.directory = directory
+
+    @classmethod
+    def for_corpus(cls, corpus: Corpus) -> FigureCache:
+        from masrl.exports.json import export_json
+
+        root = os.environ.get(CACHE_ENV)
+        if root == "off":
+            return cls(None)
+        digest = hashlib.sha256()
+        digest.update(export_json(corpus).encode("utf-8"))
+        for path in sorted(Path(corpus.taxonomy.directory).glob("*.yaml")):
+            digest.update(path.name.encode() + b"\0" + path.read_bytes())
+        digest.update(Path(__file__).read_bytes())
+        digest.update(matplotlib.__version__.encode())
+        base = Path(root) if root else Path.home() / ".cache" / "masrl"
+        return cls(base / "figures" / digest.hexdigest()[:32])
+
+    def _file(self, path: str) -> Path:
+        return self.directory / path.replace("/", "__")
+
+    def get(self, path: str) -> bytes | None:
+        if self.directory is None:
+            return None
+        try:
+            stored = self._file(path).read_bytes()
+        except OSError:
+            return None
+        checksum, _, content = stored.partition(b"\n")
+        return content if hashlib.sha256(content).hexdigest().encode() == checksum else None
+
+    def put(self, path: str, content: bytes) -> None:
+        if self.directory is None:
+            return
+        try:
+            self.directory.mkdir(parents=True, exist_ok=True)
+            with tempfile.NamedTemporaryFile("wb", dir=self.directory, delete=False) as handle:
+                handle.write(hashlib.sha256(content).hexdigest().encode() + b"\n" + content)
+            os.replace(handle.name, self._file(path))
+        except OSError:
+            pass  # a cache that cannot be written only costs time
 
 
 def figure_files(corpus: Corpus) -> dict[str, bytes]:

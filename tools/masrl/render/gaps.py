@@ -2,11 +2,8 @@
 
 from __future__ import annotations
 
-import html
 import json
 from dataclasses import asdict
-
-import pandas as pd
 
 from masrl.derive.gaps import (
     DEFAULT_SPARSE,
@@ -16,7 +13,6 @@ from masrl.derive.gaps import (
     CrosstabGaps,
     Gaps,
     cell_class,
-    cell_classes,
 )
 from masrl.render.stats import crosstab_markdown, markdown_table
 
@@ -99,23 +95,5 @@ def gaps_json(gaps: Gaps) -> str:
     return json.dumps(gaps_data(gaps), indent=2, sort_keys=True, ensure_ascii=False) + "\n"
 
 
-def crosstab_html(table: pd.DataFrame, sparse: int = DEFAULT_SPARSE) -> str:
-    """A cross-tab as an HTML table whose count cells carry class="empty" or class="sparse"."""
-    classes = cell_classes(table, sparse)
-    esc = html.escape
-    head = "".join(f'<th scope="col">{esc(str(c))}</th>' for c in table.columns)
-    lines = [
-        '<table class="crosstab">',
-        f'<thead><tr><th scope="col">{esc(str(table.index.name))} \\ {esc(str(table.columns.name))}</th>{head}</tr></thead>',
-        "<tbody>",
-    ]
-    for row in table.index:
-        cells = "".join(_html_cell(int(table.loc[row, c]), classes.loc[row, c]) for c in table.columns)
-        lines.append(f'<tr><th scope="row">{esc(str(row))}</th>{cells}</tr>')
-    lines += ["</tbody>", "</table>"]
-    return "\n".join(lines) + "\n"
 
 
-def _html_cell(count: int, css_class: str) -> str:
-    attribute = f' class="{css_class}"' if css_class else ""
-    return f"<td{attribute}>{count}</td>"

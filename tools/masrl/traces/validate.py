@@ -37,7 +37,7 @@ from typing import Annotated, Any, Literal
 
 import msgspec
 
-from ..render.annotations import github_annotation
+from ..annotations import github_annotation
 from .io import (
     JsonSyntaxError,
     find_trace_files,
