@@ -13,6 +13,11 @@ from masrl.model.records import ENTRY_SCHEMA_LINE, EXCLUSION_SCHEMA_LINE
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 
+# The real corpus's size, counted from its files: tests derive expected counts from the data.
+REAL_ENTRIES = len(list((REPO_ROOT / "corpus").glob("*.yaml")))
+REAL_EXCLUSIONS = len(list((REPO_ROOT / "exclusions").glob("*.yaml")))
+REAL_AUDITED = REAL_ENTRIES + REAL_EXCLUSIONS
+
 # Rendered figures are cached by content hash; tests keep that cache inside the checkout.
 os.environ.setdefault("MASRL_CACHE_DIR", str(REPO_ROOT / ".cache" / "masrl"))
 
@@ -45,6 +50,10 @@ def entry_data(key: str = "alpha2025", /, **overrides) -> dict:
     }
     drop = overrides.pop("drop", ())
     data.update(overrides)
+    if "sub_decision_evidence" not in overrides and isinstance(data.get("sub_decisions"), list) and data["sub_decisions"]:
+        # Every O-tag carries one line of evidence, as validate expects.
+        evidence = {tag: f"The method learns decision {tag}." for tag in data["sub_decisions"] if tag != "TODO"}
+        data = {**{k: v for k, v in data.items() if k != "summary"}, "sub_decision_evidence": evidence, "summary": data["summary"]}
     for name in drop:
         data.pop(name, None)
     return data

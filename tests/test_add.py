@@ -86,7 +86,8 @@ def test_add_writes_the_facts_and_a_placeholder_for_every_tag(mini_project, fake
     text = result.path.read_text(encoding="utf-8")
     assert text.startswith(ENTRY_SCHEMA_LINE + "\n")
     data = yamlio.loads(text)
-    assert list(data) == [s.name for s in entry_specs(load_taxonomy())]  # every field, in the specification's order
+    # every field a new entry has, in the model's order (corrections come only after publication)
+    assert list(data) == [s.name for s in entry_specs(load_taxonomy()) if s.name != "corrections"]
     assert data["title"] == "ShapleyRoute: Credit-Aware Message Routing for LLM Agent Teams"
     assert data["authors"] == ["Marchand, Élodie", "Zhang, Wei", "van der Berg, Jan", "Ruiz, Jr., Carlos"]
     assert data["authors_complete"] is True
@@ -110,7 +111,7 @@ def test_validate_rejects_the_scaffold_until_the_tags_are_filled(mini_project, f
     report = validate_project(mini_project)
     rel = mini_project.relative(result.path)
     placeholder_fields = {p.message.split("'")[1] for p in report.errors if p.code == "placeholder"}
-    assert placeholder_fields == set(TAG_FIELDS) | {"summary"}
+    assert placeholder_fields == set(TAG_FIELDS) | {"summary", "sub_decision_evidence"}
     assert {p.path for p in report.errors} == {rel}
 
 
@@ -385,6 +386,7 @@ FILLED_TAGS = {
     "credit_mechanism": "explicit",
     "topology": "centralized",
     "sub_decisions": ["O2"],
+    "sub_decision_evidence": {"O2": "A learned router picks which agent receives each message."},
     "scenario": "general",
     "survey_role": "supporting",
     "verified": "yes",

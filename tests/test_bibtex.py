@@ -9,7 +9,7 @@ from pathlib import Path
 import bibtexparser
 import pytest
 from click.testing import CliRunner
-from conftest import REPO_ROOT, entry_data, write_entry
+from conftest import REAL_ENTRIES, REAL_EXCLUSIONS, REPO_ROOT, entry_data, write_entry
 from masrl.check.validate import load_corpus, validate_project
 from masrl.cli import main
 from masrl.exports.bibtex import BibtexError, export_bibtex, protect_title
@@ -44,7 +44,7 @@ def block(text: str, key: str) -> str:
 
 def test_export_then_parse_gives_back_every_field_of_every_real_entry(corpus, exported):
     records = {r.bib_key: r for r in parse_bibtex(exported)}
-    assert len(corpus.entries) == 84 and sorted(records) == sorted(e.key for e in corpus.entries)
+    assert len(corpus.entries) == REAL_ENTRIES and sorted(records) == sorted(e.key for e in corpus.entries)
     for entry in corpus.entries:
         record = records[entry.key]
         assert record.title == entry.title, entry.key
@@ -156,7 +156,7 @@ def test_importing_the_export_scaffolds_every_entry_with_tag_placeholders(tmp_pa
     source = tmp_path / "corpus.bib"
     source.write_text(exported, encoding="utf-8")
     plan = plan_bib_import(source, project)
-    assert (plan.count("create"), plan.skipped) == (84, [])
+    assert (plan.count("create"), plan.skipped) == (REAL_ENTRIES, [])
     apply_plan(plan)
     for entry in corpus.entries:
         data = yamlio.loads((project.corpus_dir / f"{entry.key}.yaml").read_text(encoding="utf-8"))
@@ -171,7 +171,7 @@ def test_importing_the_export_into_the_corpus_changes_nothing(repo_copy, exporte
     source = tmp_path / "corpus.bib"
     source.write_text(exported, encoding="utf-8")
     plan = plan_bib_import(source, repo_copy, force=True)
-    assert (plan.count("unchanged"), plan.count("create"), plan.count("update"), plan.skipped) == (84, 0, 0, [])
+    assert (plan.count("unchanged"), plan.count("create"), plan.count("update"), plan.skipped) == (REAL_ENTRIES, 0, 0, [])
 
 
 FOREIGN_BIB = r"""
@@ -279,7 +279,7 @@ def test_cli_export_bib_to_a_file(tmp_path, exported):
 def test_json_export_is_one_deterministic_document(corpus):
     text = export_json(corpus)
     document = json.loads(text)
-    assert (len(document["entries"]), len(document["exclusions"])) == (84, 32)
+    assert (len(document["entries"]), len(document["exclusions"])) == (REAL_ENTRIES, REAL_EXCLUSIONS)
     assert [e["key"] for e in document["entries"]] == sorted(e.key for e in corpus.entries)
     assert document["taxonomy"]["categories"]["values"][0]["id"] == "rl_method"
     assert text == json.dumps(document, indent=2, sort_keys=True, ensure_ascii=False) + "\n"

@@ -7,7 +7,7 @@ import shutil
 
 import pytest
 from click.testing import CliRunner
-from conftest import entry_data, write_entry
+from conftest import REAL_AUDITED, REAL_ENTRIES, REAL_EXCLUSIONS, entry_data, write_entry
 from masrl.check.validate import load_corpus
 from masrl.cli import main
 from masrl.render import build
@@ -114,7 +114,7 @@ def test_stats_snapshot_holds_claims_gaps_stats_and_figures(repo_copy):
     for heading in ("## Claims", "## Gaps", "## Statistics", "## Figures"):
         assert f"\n{heading}\n" in text
     assert "| `no-rl-stopping` | true | true | holds |" in text
-    assert "84 retained entries and 32 excluded records: 116 audited records in all." in text
+    assert f"{REAL_ENTRIES} retained entries and {REAL_EXCLUSIONS} excluded records: {REAL_AUDITED} audited records in all." in text
     assert "![Screening flow](figures/screening-flow.svg)" in text
 
 

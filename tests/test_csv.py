@@ -7,7 +7,7 @@ import io
 from pathlib import Path
 
 from click.testing import CliRunner
-from conftest import REPO_ROOT
+from conftest import REAL_ENTRIES, REAL_EXCLUSIONS, REPO_ROOT
 from masrl.check.validate import load_corpus
 from masrl.cli import main
 from masrl.exports.csv import (
@@ -31,7 +31,7 @@ def test_export_has_the_artifact_header_and_every_entry():
     text = export(REPO_ROOT, "papers")
     rows = list(csv.DictReader(io.StringIO(text)))
     assert tuple(csv.reader(io.StringIO(text)).__next__()) == PAPERS_HEADER
-    assert len(rows) == 84
+    assert len(rows) == REAL_ENTRIES
     magrpo = next(r for r in rows if r["key"] == "magrpo")
     assert (magrpo["first_author"], magrpo["arxiv_id"], magrpo["reward_type"], magrpo["credit_granularity"],
             magrpo["orchestration_form"], magrpo["is_core"]) == ("Liu, Shuo", "2508.04652", "shared", "agent", "centralized", "core")
@@ -45,7 +45,7 @@ def test_exclusions_export_has_the_artifact_header():
     text = export(REPO_ROOT, "exclusions")
     rows = list(csv.DictReader(io.StringIO(text)))
     assert tuple(next(csv.reader(io.StringIO(text)))) == EXCLUSIONS_HEADER
-    assert len(rows) == 32
+    assert len(rows) == REAL_EXCLUSIONS
     assert rows[3]["source"] == "company docs" and rows[3]["query_family"] == "multi-agent LLM"
 
 

@@ -9,7 +9,7 @@ import shutil
 
 import pytest
 from click.testing import CliRunner
-from conftest import REPO_ROOT, entry_data, write_entry
+from conftest import REAL_AUDITED, REAL_ENTRIES, REAL_EXCLUSIONS, REPO_ROOT, entry_data, write_entry
 from masrl.check.validate import load_corpus
 from masrl.cli import main
 from masrl.derive.stats import NOT_APPLICABLE, axis_fields, compute_stats, crosstab_name
@@ -152,7 +152,7 @@ def test_markdown_lists_every_axis_with_zeros_and_not_applicable(mini_stats):
 
 
 def test_real_corpus_headline(real_stats):
-    assert counts_of(real_stats.headline) == {"retained": 84, "excluded": 32, "audited": 116}
+    assert counts_of(real_stats.headline) == {"retained": REAL_ENTRIES, "excluded": REAL_EXCLUSIONS, "audited": REAL_AUDITED}
 
 
 @pytest.mark.parametrize(("field_name", "expected"), [
@@ -169,8 +169,8 @@ def test_real_corpus_published_axis_counts(real_stats, field_name, expected):
 def test_real_corpus_counts_add_up(real_stats):
     for name in ("category", "is_rl", "credit_mechanism", "topology", "scenario", "survey_role", "verified",
                  "evidence_level", "year"):
-        assert sum(counts(real_stats, name).values()) == 84, name  # single-valued: one row per entry
-    assert sum(counts_of(real_stats.exclusion_counts["stage"]).values()) == 32
+        assert sum(counts(real_stats, name).values()) == REAL_ENTRIES, name  # single-valued: one row per entry
+    assert sum(counts_of(real_stats.exclusion_counts["stage"]).values()) == REAL_EXCLUSIONS
 
 
 # -- command line -------------------------------------------------------------------------------

@@ -9,7 +9,15 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-from conftest import REPO_ROOT, entry_data, exclusion_data, write_entry, write_exclusion
+from conftest import (
+    REAL_ENTRIES,
+    REAL_EXCLUSIONS,
+    REPO_ROOT,
+    entry_data,
+    exclusion_data,
+    write_entry,
+    write_exclusion,
+)
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from masrl.check.validate import validate_project
@@ -30,7 +38,8 @@ def only_error(project: Project) -> str:
 def test_real_corpus_validates():
     report = validate_project(Project(REPO_ROOT))
     assert report.errors == [], report.render()
-    assert report.summary_line() == "ok: 84 entries, 32 exclusions, 116 audited records"
+    entries, exclusions = len(list((REPO_ROOT / "corpus").glob("*.yaml"))), len(list((REPO_ROOT / "exclusions").glob("*.yaml")))
+    assert report.summary_line().startswith(f"ok: {entries} entries, {exclusions} exclusions, {entries + exclusions} audited records")
 
 
 def test_cli_reports_summary_and_exit_code(mini_project):
@@ -281,7 +290,7 @@ def test_bad_files_dropped_into_a_copy_of_the_repo(repo_copy, name, text, expect
     result = CliRunner().invoke(main, ["validate", "--root", str(repo_copy.root)])
     assert result.exit_code == 1
     assert expected in result.output
-    assert "84 entries, 32 exclusions" in result.output.splitlines()[-1]
+    assert f"{REAL_ENTRIES} entries, {REAL_EXCLUSIONS} exclusions" in result.output.splitlines()[-1]
 
 
 def test_a_retained_paper_cannot_also_be_excluded(repo_copy):
@@ -292,3 +301,29 @@ def test_a_retained_paper_cannot_also_be_excluded(repo_copy):
     assert result.exit_code == 1
     assert "exclusions/E099.yaml:6: error: the same paper (arxiv:2508.04652) is already recorded in corpus/magrpo.yaml" in result.output
     assert magrpo == (repo_copy.corpus_dir / "magrpo.yaml").read_text(encoding="utf-8")
+
+
+def test_sub_decision_evidence_documents_exactly_the_tags(mini_project):
+    evidence = {"O2": "The router is trained to pick the worker.", "O5": "Stops when done."}
+    write_entry(mini_project.root, entry_data("alpha2025", sub_decision_evidence=evidence))
+    assert "evidence for 'O5', which is not in sub_decisions" in only_error(mini_project)
+    write_entry(mini_project.root, entry_data("alpha2025", sub_decision_evidence={"O2": "The router is trained."}))
+    assert not validate_project(mini_project).errors
+
+
+@pytest.mark.parametrize(
+    ("correction", "expected"),
+    [
+        ({"field": "topology", "published": "debate", "reason": "peers argue as equals"}, None),
+        ({"field": "colour", "published": "red", "reason": "x"}, "'colour' is not a tag field"),
+        ({"field": "topology", "published": "centralized", "reason": "x"}, "topology still holds its published value"),
+        ({"field": "topology", "published": "ring", "reason": "x"}, "published value 'ring' is not in topologies"),
+        ({"field": "topology", "published": "debate"}, "a correction needs field, published and reason"),
+    ],
+)
+def test_corrections_name_a_tag_field_its_published_value_and_a_reason(mini_project, correction, expected):
+    write_entry(mini_project.root, entry_data("alpha2025", corrections=[correction]))
+    if expected is None:
+        assert not validate_project(mini_project).errors
+    else:
+        assert expected in only_error(mini_project)

@@ -20,6 +20,7 @@ from masrl.model.project import Corpus, Project, RawRecord, find_project, read_r
 from masrl.model.records import (
     DATE_PATTERN,
     EARLIEST_YEAR,
+    EVIDENCE_OF,
     IDENTIFIER_KINDS,
     KEY_PATTERN,
     PLACEHOLDER,
@@ -318,6 +319,55 @@ class _RecordChecker:
         if problem:
             self.add((spec.name,), f"identifier '{value}' {problem}", "", "identifier-format")
 
+    def _check_evidence(self, spec, value):
+        """One line of evidence per tag of the field it documents, and none for other values."""
+        documented = EVIDENCE_OF[spec.name]
+        if not isinstance(value, dict):
+            return self._type_error(spec, value, f"a mapping from each {documented} tag to one line of evidence")
+        tags = self.data.get(documented) if isinstance(self.data.get(documented), list) else []
+        for tag, line in value.items():
+            if tag not in tags:
+                self.add((spec.name, tag), f"evidence for '{tag}', which is not in {documented}",
+                         f"add {tag} to {documented} or drop its evidence line", "evidence")
+            elif not isinstance(line, str) or not line.strip() or "\n" in line.strip():
+                self.add((spec.name, tag), f"the evidence for '{tag}' must be one line of text", "", "evidence")
+
+    def check_evidence_complete(self, specs) -> None:
+        for spec in specs:
+            if spec.kind != "evidence":
+                continue
+            tags = self.data.get(EVIDENCE_OF[spec.name])
+            given = self.data.get(spec.name) if isinstance(self.data.get(spec.name), dict) else {}
+            for index, tag in enumerate(tags if isinstance(tags, list) else []):
+                if tag != PLACEHOLDER and tag not in given:
+                    self.add((EVIDENCE_OF[spec.name], index), f"'{tag}' has no evidence line in {spec.name}",
+                             f"add `{tag}: <which part of the method learns or fixes it>` under {spec.name}",
+                             "evidence-missing", "warning")
+
+    def _check_corrections(self, spec, value):
+        """Each correction names a tag field, its published value and the reason it changed."""
+        if not isinstance(value, list):
+            return self._type_error(spec, value, "a list of {field, published, reason}")
+        tag_specs = {s.name: s for s in self.specs if s.axis}
+        for index, item in enumerate(value):
+            keys = (spec.name, index)
+            if not isinstance(item, dict) or set(item) - {"field", "published", "reason", "round"} or not {"field", "reason"} <= set(item):
+                self.add(keys, "a correction needs field, published and reason (and may name its round)", "", "correction")
+                continue
+            target = tag_specs.get(item["field"])
+            if target is None:
+                self.add(keys, f"'{item['field']}' is not a tag field", f"use one of {', '.join(tag_specs)}", "correction")
+                continue
+            published = item.get("published")
+            values = published if isinstance(published, list) else ([] if published is None else [published])
+            for value_id in values:
+                if str(value_id) not in self.taxonomy[target.axis].by_id:
+                    self.add(keys, f"published value '{value_id}' is not in {target.axis}", "", "correction")
+            if published == self.data.get(item["field"]):
+                self.add(keys, f"{item['field']} still holds its published value", "drop the correction or change the tag", "correction")
+            if not isinstance(item["reason"], str) or not item["reason"].strip():
+                self.add(keys, "a correction needs a one-line reason", "", "correction")
+
     def check_rules(self) -> None:
         for rule in self.taxonomy.rules:
             # A rule cannot be judged while a field it reads is still TODO (reported above).
@@ -341,7 +391,9 @@ def _check_file(record: RawRecord, rel: str, taxonomy: Taxonomy, specs, problems
         return False
     first_new = len(problems)
     checker = _RecordChecker(record, rel, taxonomy, problems, allow_placeholders)
+    checker.specs = specs
     checker.check_fields(specs)
+    checker.check_evidence_complete(specs)
     if specs and specs[0].kind == "key":  # tag-combination rules are about entries
         checker.check_rules()
     # Only this file's problems are scanned, so checking many files stays linear.

@@ -165,7 +165,7 @@ def next_record_id(project: Project) -> str:
 
 def judgement_fields(taxonomy: Taxonomy) -> tuple[str, ...]:
     """Fields a person fills in (every tag, and the summary); everything else is a bibliographic fact."""
-    return tuple(s.name for s in entry_specs(taxonomy) if s.axis) + ("summary",)
+    return tuple(s.name for s in entry_specs(taxonomy) if s.axis or s.kind == "evidence") + ("summary",)
 
 
 def entry_skeleton(

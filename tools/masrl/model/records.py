@@ -78,11 +78,18 @@ ENTRY_CORE = {
     "identifiers": _core("identifiers", 8, "Persistent identifiers: arxiv, doi, openreview (null where none).",
                          dict[str, str | None]),
     "urls": _core("urls", 9, "Links to the work, primary link first.", tuple[str, ...]),
+    "sub_decision_evidence": _core(
+        "evidence", 25, "For each sub-decision tag, one line in our own words: which part of the method learns or fixes it.",
+        dict[str, str], default=None),
     "summary": _core("text", 30, "One sentence, in our own words, on what the work does."),
     "notes": _core("str", 31, "Curator notes in our own words; may be empty.", str | None, default=None),
     "latest_version": _core("version", 32, "Latest arXiv version seen, e.g. v3.", str | None, default=None),
     "primary_category": _core("str", 33, "arXiv primary category, e.g. cs.LG.", str | None, default=None),
     "journal_ref": _core("str", 34, "Journal reference reported by arXiv.", str | None, default=None),
+    "corrections": _core(
+        "corrections", 40,
+        "Tags corrected after publication: field, the published value and the reason; the frozen snapshot keeps the published one.",
+        tuple[dict[str, Any], ...], default=()),
 }
 
 EXCLUSION_CORE = {
@@ -96,7 +103,9 @@ EXCLUSION_CORE = {
 }
 
 # Fields that may be left out of a file although the model gives them a default.
-_NULLABLE_CORE = {"affiliation", "notes", "latest_version", "primary_category", "journal_ref"}
+_NULLABLE_CORE = {"affiliation", "notes", "latest_version", "primary_category", "journal_ref", "sub_decision_evidence"}
+# The tag field an evidence mapping documents.
+EVIDENCE_OF = {"sub_decision_evidence": "sub_decisions"}
 
 
 class Record(BaseModel):

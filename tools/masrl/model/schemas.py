@@ -62,6 +62,17 @@ def _field_schema(spec: FieldSpec, taxonomy: Taxonomy) -> dict:
         schema = {"type": "array", "minItems": 1, "items": {"type": "string", "pattern": URL_PATTERN}}
     elif kind == "url":
         schema = {"type": "string", "pattern": URL_PATTERN}
+    elif kind == "evidence":
+        schema = {"type": "object", "additionalProperties": {"type": "string", "minLength": 1}}
+    elif kind == "corrections":
+        item = {
+            "type": "object",
+            "additionalProperties": False,
+            "required": ["field", "reason"],
+            "properties": {"field": {"type": "string"}, "published": {}, "reason": {"type": "string", "minLength": 1},
+                           "round": {"type": "string"}},
+        }
+        schema = {"type": "array", "items": item}
     elif kind == "record_identifier":
         schema = {"type": "string", "minLength": 1}
     elif kind == "identifiers":

@@ -130,23 +130,25 @@ def _marker_lines(text: str, marker: str) -> list[int]:
     return [text.count("\n", 0, match.start()) + 1 for match in re.finditer(re.escape(marker), text)]
 
 
-def replace_block(readme: str, block: str, path: str = README) -> str:
-    """README text with everything between the markers replaced by ``block``; raise
-    ReadmeMarkersError unless each marker appears exactly once, BEGIN before END."""
-    begins, ends = _marker_lines(readme, BEGIN_MARKER), _marker_lines(readme, END_MARKER)
+def replace_block(readme: str, block: str, path: str = README, markers: tuple[str, str] | None = None) -> str:
+    """Text with everything between the markers replaced by ``block``; raise ReadmeMarkersError
+    unless each marker appears exactly once, BEGIN before END. Also fills other generated blocks
+    (issue forms, CONTRIBUTING) given their own markers."""
+    begin, end_marker = markers or (BEGIN_MARKER, END_MARKER)
+    begins, ends = _marker_lines(readme, begin), _marker_lines(readme, end_marker)
     problems = []
-    for marker, lines in ((BEGIN_MARKER, begins), (END_MARKER, ends)):
+    for marker, lines in ((begin, begins), (end_marker, ends)):
         if not lines:
             problems.append(f"{path}: the marker {marker} is missing")
         elif len(lines) > 1:
             problems.append(f"{path}: the marker {marker} appears {len(lines)} times (lines {', '.join(map(str, lines))})")
     if not problems and begins[0] > ends[0]:
-        problems.append(f"{path}:{ends[0]}: {END_MARKER} comes before {BEGIN_MARKER} (line {begins[0]})")
+        problems.append(f"{path}:{ends[0]}: {end_marker} comes before {begin} (line {begins[0]})")
     if problems:
-        hint = f"keep exactly one {BEGIN_MARKER} and one {END_MARKER}, in that order, around the paper list"
+        hint = f"keep exactly one {begin} and one {end_marker}, in that order, around the generated block"
         raise ReadmeMarkersError("\n".join([*problems, f"hint: {hint}; nothing was written"]))
-    start = readme.index(BEGIN_MARKER) + len(BEGIN_MARKER)
-    end = readme.index(END_MARKER)
+    start = readme.index(begin) + len(begin)
+    end = readme.index(end_marker)
     return readme[:start] + "\n" + block.rstrip("\n") + "\n" + readme[end:]
 
 
