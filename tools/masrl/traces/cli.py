@@ -7,7 +7,7 @@ from pathlib import Path
 
 import click
 
-from .validate import DEFAULT_MAX_PROBLEMS
+from .problems import DEFAULT_MAX_PROBLEMS
 
 paths_argument = click.argument("paths", nargs=-1, required=True, type=click.Path(path_type=Path))
 jobs_option = click.option(
