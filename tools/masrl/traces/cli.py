@@ -1,12 +1,15 @@
-"""`masrl trace ...`: thin shells over ``validate``, ``metrics``, ``figure`` and ``schema``."""
+"""`masrl trace ...`: thin shells over ``validate``, ``metrics``, ``figure``, ``schema``,
+``importers``, ``export_perfetto`` and the trace-set modules."""
 
 from __future__ import annotations
 
+import functools
 import sys
 from pathlib import Path
 
 import click
 
+from ..errors import MasrlError
 from .problems import DEFAULT_MAX_PROBLEMS
 
 paths_argument = click.argument("paths", nargs=-1, required=True, type=click.Path(path_type=Path))
@@ -22,6 +25,25 @@ progress_option = click.option(
     default=None,
     help="Progress bar on stderr [default: only on a terminal].",
 )
+
+
+class _OneLineError(click.ClickException):
+    def __init__(self, error: MasrlError):
+        super().__init__(str(error))
+        self.exit_code = error.exit_code
+
+
+def one_line_errors(command):
+    """A library error becomes one line on stderr and its exit code, never a traceback."""
+
+    @functools.wraps(command)
+    def wrapper(*args, **kwargs):
+        try:
+            return command(*args, **kwargs)
+        except MasrlError as error:
+            raise _OneLineError(error) from None
+
+    return wrapper
 
 
 @click.group()
@@ -156,3 +178,46 @@ def schema(fmt) -> None:
         click.echo(trace_schema_path().read_text(encoding="utf-8").rstrip("\n"))
     else:
         click.echo(schema_reference_markdown().rstrip("\n"))
+
+
+@trace.command(name="import")
+@click.argument("file", type=click.Path(path_type=Path))
+@click.option(
+    "--from",
+    "source_format",
+    required=True,
+    type=click.Choice(["otel", "openai-agents", "agent-lightning"]),
+    help="The format FILE is in.",
+)
+@click.option(
+    "--output",
+    "-o",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=None,
+    help="Where to write: .jsonl (one trace a line) or .json (one trace) [default: stdout].",
+)
+@one_line_errors
+def import_command(file, source_format, output) -> None:
+    """Turn a trace written by an agent stack into masrl traces; a summary goes to stderr.
+
+    \b
+    Formats:
+      otel             OpenTelemetry GenAI spans, OTLP JSON (.json/.jsonl) or protobuf (.pb)
+      openai-agents    OpenAI Agents SDK trace export ({"data": [...]})
+      agent-lightning  Agent Lightning store spans (a JSON list); rewards become masrl rewards
+    \b
+    Examples:
+      masrl trace import --from otel spans.json -o run.jsonl
+      masrl trace import --from openai-agents export.json -o run.json
+    """
+    from .importers import import_traces, traces_as_text
+
+    traces, summary = import_traces(file, source_format)
+    text = traces_as_text(traces, output)
+    if output is None:
+        click.echo(text, nl=False)
+    else:
+        from ..model.yamlio import write_atomic
+
+        write_atomic(output, text)
+    click.echo(summary.as_text(), err=True)
