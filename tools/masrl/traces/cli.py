@@ -221,3 +221,41 @@ def import_command(file, source_format, output) -> None:
 
         write_atomic(output, text)
     click.echo(summary.as_text(), err=True)
+
+
+@trace.command(name="export")
+@click.argument("file", type=click.Path(path_type=Path))
+@click.option(
+    "--to",
+    "target",
+    required=True,
+    type=click.Choice(["perfetto"]),
+    help="perfetto: Chrome trace-event JSON for ui.perfetto.dev and chrome://tracing.",
+)
+@click.option(
+    "--output",
+    "-o",
+    type=click.Path(dir_okay=False, path_type=Path),
+    required=True,
+    help="Where to write the JSON.",
+)
+@click.option(
+    "--line",
+    type=click.IntRange(min=1),
+    default=None,
+    help="For .jsonl: only the trace on this line [default: every trace, one process each].",
+)
+@one_line_errors
+def export_command(file, target, output, line) -> None:
+    """Write a trace for a trace viewer: agents as tracks, spawns and hand-offs as arrows.
+
+    \b
+    Example:
+      masrl trace export run.json --to perfetto -o run.perfetto.json
+      (then open run.perfetto.json at https://ui.perfetto.dev)
+    """
+    from ..model.yamlio import write_atomic
+    from .export_perfetto import export_perfetto
+
+    write_atomic(output, export_perfetto(file, line))
+    click.echo(f"wrote {output}")
