@@ -259,3 +259,68 @@ def export_command(file, target, output, line) -> None:
 
     write_atomic(output, export_perfetto(file, line))
     click.echo(f"wrote {output}")
+
+
+@trace.command(name="collect")
+@paths_argument
+@click.option(
+    "--output",
+    "-o",
+    type=click.Path(file_okay=False, path_type=Path),
+    required=True,
+    help="The trace set to write: a directory such as set.parquet (replaced if masrl wrote it).",
+)
+@jobs_option
+@progress_option
+@one_line_errors
+def collect_command(paths, output, jobs, progress) -> None:
+    """Collect traces into a Parquet trace set: traces (with metrics), events, edges, rewards.
+
+    Invalid traces are left out, listed on stderr, and make the exit status 1.
+
+    \b
+    Example:
+      masrl trace collect runs/ -o set.parquet
+      masrl trace query set.parquet stop-reasons
+    """
+    from .collect import collect_traces
+
+    report = collect_traces(paths, output, jobs=jobs, progress=progress)
+    for problem in report.problems:
+        click.echo(problem.as_text(), err=True)
+    click.echo(report.summary_line())
+    sys.exit(1 if report.invalid_traces else 0)
+
+
+@trace.command(name="query")
+@click.argument("trace_set", type=click.Path(path_type=Path))
+@click.argument("query", required=False)
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(["table", "csv", "json"]),
+    default="table",
+    show_default=True,
+)
+@click.option("--list", "list_ready", is_flag=True, help="List the ready queries.")
+@one_line_errors
+def query_command(trace_set, query, fmt, list_ready) -> None:
+    """Run SQL, or a ready query by name, over a trace set (DuckDB, sandboxed to the set).
+
+    Tables: traces, events, edges, rewards (joined on trace_key).
+
+    \b
+    Ready queries: fan-out, stop-reasons, credit-per-unit, topologies (see --list).
+    Examples:
+      masrl trace query set.parquet fan-out
+      masrl trace query set.parquet "SELECT agent, count(*) FROM events GROUP BY agent"
+    """
+    from ..errors import UsageError
+    from .query import ready_query_list, run_query
+
+    if list_ready:
+        click.echo(ready_query_list())
+        return
+    if not query:
+        raise UsageError("give SQL or a ready query name", hint="see --list")
+    click.echo(run_query(trace_set, query).render(fmt))

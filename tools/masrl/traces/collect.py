@@ -1,0 +1,287 @@
+"""`masrl trace collect`: many traces into one columnar trace set (Parquet, through pyarrow).
+
+A set is a directory (conventionally named ``*.parquet``, as Spark and Ray write them) of four
+tables, each a folder of Parquet files that DuckDB, pandas, Polars, Spark or Ray Data read as is:
+
+* ``traces/``: one row per valid trace: ``trace_key`` (the row's number in the set), the file
+  and line it came from, and every column of ``masrl trace metrics``;
+* ``events/``: one row per event, the schema's event fields (``from`` and ``to`` are named
+  ``from_agent`` and ``to_agent``, which SQL need not quote); fields beyond the schema are left out;
+* ``edges/``: one row per edge; ``rewards/``: one row per reward channel.
+
+Rows join on ``trace_key``. Traces are checked exactly as ``masrl trace validate`` checks them;
+invalid ones are counted and left out. Files are read in parallel worker processes and written
+as they arrive, so memory stays flat however many traces there are.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from ..errors import InputError, UnsafeWriteError
+from .io import find_trace_files, gc_paused, map_files, read_documents
+from .metrics import COLUMNS, metrics_from_view
+from .problems import TraceProblem, unreadable
+from .validate import check_document
+
+MARKER = "_masrl_trace_set.json"  # marks a directory as a set masrl may replace
+TABLES = ("traces", "events", "edges", "rewards")
+ROWS_PER_WRITE = 500_000  # event rows buffered before a row group is written
+EVENT_FIELDS = (  # (schema field, column name, arrow type name)
+    ("id", "id", "string"),
+    ("t", "t", "float64"),
+    ("type", "type", "string"),
+    ("agent", "agent", "string"),
+    ("role", "role", "string"),
+    ("from", "from_agent", "string"),
+    ("to", "to_agent", "string"),
+    ("tool", "tool", "string"),
+    ("decision", "decision", "string"),
+    ("reason", "reason", "string"),
+    ("duration_s", "duration_s", "float64"),
+    ("trusted", "trusted", "bool"),
+    ("content_ref", "content_ref", "string"),
+)
+INTEGER_METRICS = frozenset(
+    {"line", "events", "edges", "agents", "max_fan_out", "spawn_depth", "messages", "tool_calls"}
+)
+TEXT_METRICS = frozenset(
+    {"file", "trace_id", "task_id", "topology", "weight_basis", "stop_event", "stop_reason"}
+)
+
+
+def _arrow():
+    try:
+        import pyarrow as pa
+        import pyarrow.parquet as pq
+    except ImportError:
+        raise InputError("trace sets need pyarrow", hint="pip install 'masrl[sets]'") from None
+    return pa, pq
+
+
+def schemas():
+    """The arrow schema of each table."""
+    pa, _ = _arrow()
+
+    def kind(name: str):
+        return {"string": pa.string(), "float64": pa.float64(), "bool": pa.bool_()}[name]
+
+    trace_columns = [("trace_key", pa.int64())]
+    for name in COLUMNS:
+        if name in INTEGER_METRICS:
+            trace_columns.append((name, pa.int64()))
+        elif name in TEXT_METRICS:
+            trace_columns.append((name, pa.string()))
+        else:
+            trace_columns.append((name, pa.float64()))
+    return {
+        "traces": pa.schema(trace_columns),
+        "events": pa.schema(
+            [("trace_key", pa.int64())] + [(column, kind(t)) for _, column, t in EVENT_FIELDS]
+        ),
+        "edges": pa.schema(
+            [
+                ("trace_key", pa.int64()),
+                ("src", pa.string()),
+                ("dst", pa.string()),
+                ("type", pa.string()),
+            ]
+        ),
+        "rewards": pa.schema(
+            [("trace_key", pa.int64()), ("channel", pa.string()), ("value", pa.float64())]
+        ),
+    }
+
+
+@dataclass
+class FileColumns:
+    """Everything one file adds to the set, as columns; ``trace_key`` counts from 0 per file."""
+
+    file: str
+    traces: dict[str, list] = field(default_factory=dict)
+    events: dict[str, list] = field(default_factory=dict)
+    edges: dict[str, list] = field(default_factory=dict)
+    rewards: dict[str, list] = field(default_factory=dict)
+    problems: list[TraceProblem] = field(default_factory=list)
+    invalid_traces: int = 0
+
+
+def _extend(columns: dict[str, list], name: str, values) -> None:
+    columns.setdefault(name, []).extend(values)
+
+
+def _float(value):
+    return None if value is None else float(value)
+
+
+def columns_of_file(path: str) -> FileColumns:
+    """Check and measure every trace of one file (runs in a worker process)."""
+    out = FileColumns(path)
+    key = 0
+    for document in read_documents(path):
+        if document.problem is not None:
+            report, view = unreadable(path, document.problem), None
+        else:
+            report, view = check_document(document.raw, path, document.line)
+        if view is None:
+            out.invalid_traces += 1
+            out.problems.extend(p for p in report.problems if p.severity == "error")
+            continue
+        with gc_paused():
+            row = {"file": path, "line": document.line, **metrics_from_view(view)}
+            for name in COLUMNS:
+                value = row.get(name)
+                if name not in INTEGER_METRICS and name not in TEXT_METRICS:
+                    value = _float(value)
+                _extend(out.traces, name, [value])
+            _extend(out.traces, "trace_key", [key])
+            count = len(view.events)
+            _extend(out.events, "trace_key", [key] * count)
+            for source, column, kind in EVENT_FIELDS:
+                values = view.column(source)
+                if kind == "float64":
+                    values = [_float(v) for v in values]
+                _extend(out.events, column, values)
+            _extend(out.edges, "trace_key", [key] * len(view.edges))
+            _extend(out.edges, "src", view.sources)
+            _extend(out.edges, "dst", view.targets)
+            _extend(out.edges, "type", view.edge_types)
+            channels = sorted(view.rewards)
+            _extend(out.rewards, "trace_key", [key] * len(channels))
+            _extend(out.rewards, "channel", channels)
+            _extend(out.rewards, "value", [float(view.rewards[c]) for c in channels])
+        key += 1
+    return out
+
+
+@dataclass
+class CollectReport:
+    output: str
+    files: int = 0
+    traces: int = 0
+    events: int = 0
+    invalid_traces: int = 0
+    problems: list[TraceProblem] = field(default_factory=list)
+
+    def summary_line(self) -> str:
+        text = (
+            f"wrote {self.output}: {self.traces} trace(s), {self.events} event(s) "
+            f"from {self.files} file(s)"
+        )
+        if self.invalid_traces:
+            text += f"; {self.invalid_traces} invalid trace(s) left out (masrl trace validate)"
+        return text
+
+
+class _SetWriter:
+    """The four tables, each one Parquet file written a row group at a time."""
+
+    def __init__(self, directory: Path):
+        pa, pq = _arrow()
+        self.pa = pa
+        self.schemas = schemas()
+        self.writers = {}
+        for table in TABLES:
+            (directory / table).mkdir(parents=True)
+            self.writers[table] = pq.ParquetWriter(
+                directory / table / "part-00000.parquet",
+                self.schemas[table],
+                compression="zstd",
+            )
+        self.buffers: dict[str, dict[str, list]] = {table: {} for table in TABLES}
+        self.buffered_events = 0
+        self.next_key = 0
+
+    def add(self, part: FileColumns) -> int:
+        """Append one file's columns, shifting its trace keys; the number of traces added."""
+        added = len(part.traces.get("trace_key", []))
+        for table in TABLES:
+            columns = getattr(part, table)
+            if not columns:
+                continue
+            columns["trace_key"] = [k + self.next_key for k in columns["trace_key"]]
+            for name, values in columns.items():
+                self.buffers[table].setdefault(name, []).extend(values)
+        self.next_key += added
+        self.buffered_events += len(part.events.get("trace_key", []))
+        if self.buffered_events >= ROWS_PER_WRITE:
+            self.flush()
+        return added
+
+    def flush(self) -> None:
+        for table in TABLES:
+            buffer = self.buffers[table]
+            if not buffer.get("trace_key"):
+                continue
+            schema = self.schemas[table]
+            arrays = [self.pa.array(buffer[f.name], type=f.type) for f in schema]
+            self.writers[table].write_table(self.pa.Table.from_arrays(arrays, schema=schema))
+            self.buffers[table] = {}
+        self.buffered_events = 0
+
+    def close(self) -> None:
+        self.flush()
+        for writer in self.writers.values():
+            writer.close()
+
+
+def _prepare_output(output: Path) -> Path:
+    """A fresh temporary directory beside ``output``; refuses to replace what masrl did not write."""
+    if output.is_symlink() or (output.exists() and not output.is_dir()):
+        raise UnsafeWriteError(
+            "exists and is not a trace set directory",
+            path=output,
+            hint="choose a new name, e.g. set.parquet",
+        )
+    if output.is_dir() and any(output.iterdir()) and not (output / MARKER).is_file():
+        raise UnsafeWriteError(
+            "is a directory masrl did not write",
+            path=output,
+            hint="choose a new name; masrl only replaces trace sets it wrote",
+        )
+    temporary = output.with_name(f".{output.name}.tmp")
+    if temporary.exists():
+        shutil.rmtree(temporary)
+    temporary.mkdir(parents=True)
+    return temporary
+
+
+def collect_traces(
+    paths, output: Path | str, jobs: int | None = None, progress: bool | None = None
+) -> CollectReport:
+    """Write every valid trace under ``paths`` into the trace set ``output``."""
+    output = Path(output)
+    files, missing = find_trace_files(paths)
+    if missing:
+        raise InputError("no such file or directory", path=missing[0])
+    if not files:
+        raise InputError(
+            "no trace files found (.json, .jsonl, .json.gz, .jsonl.gz)",
+            path=", ".join(map(str, paths)),
+        )
+    temporary = _prepare_output(output)
+    report = CollectReport(str(output), files=len(files))
+    writer = _SetWriter(temporary)
+    try:
+        for part in map_files(
+            columns_of_file, files, jobs=jobs, progress=progress, description="collect"
+        ):
+            report.traces += writer.add(part)
+            report.events += len(part.events.get("t", []))
+            report.invalid_traces += part.invalid_traces
+            report.problems.extend(part.problems)
+        writer.close()
+    except BaseException:
+        shutil.rmtree(temporary, ignore_errors=True)
+        raise
+    (temporary / MARKER).write_text(
+        json.dumps({"format": "masrl trace set", "version": 1, "tables": list(TABLES)}) + "\n",
+        encoding="utf-8",
+    )
+    if output.exists():
+        shutil.rmtree(output)
+    temporary.rename(output)
+    return report
