@@ -29,7 +29,6 @@ from .validate import check_document
 
 MARKER = "_masrl_trace_set.json"  # marks a directory as a set masrl may replace
 TABLES = ("traces", "events", "edges", "rewards")
-ROWS_PER_WRITE = 500_000  # event rows buffered before a row group is written
 EVENT_FIELDS = (  # (schema field, column name, arrow type name)
     ("id", "id", "string"),
     ("t", "t", "float64"),
@@ -97,14 +96,14 @@ def schemas():
 
 
 @dataclass
-class FileColumns:
-    """Everything one file adds to the set, as columns; ``trace_key`` counts from 0 per file."""
+class FileTables:
+    """Everything one file adds to the set, as arrow tables (built in the worker process, so
+    the parent only writes them); ``trace_key`` counts from 0 per file. ``events`` counts rows."""
 
     file: str
-    traces: dict[str, list] = field(default_factory=dict)
-    events: dict[str, list] = field(default_factory=dict)
-    edges: dict[str, list] = field(default_factory=dict)
-    rewards: dict[str, list] = field(default_factory=dict)
+    tables: dict = field(default_factory=dict)
+    traces: int = 0
+    events: int = 0
     problems: list[TraceProblem] = field(default_factory=list)
     invalid_traces: int = 0
 
@@ -113,13 +112,11 @@ def _extend(columns: dict[str, list], name: str, values) -> None:
     columns.setdefault(name, []).extend(values)
 
 
-def _float(value):
-    return None if value is None else float(value)
-
-
-def columns_of_file(path: str) -> FileColumns:
+def tables_of_file(path: str) -> FileTables:
     """Check and measure every trace of one file (runs in a worker process)."""
-    out = FileColumns(path)
+    pa, _ = _arrow()
+    columns: dict[str, dict[str, list]] = {table: {} for table in TABLES}
+    out = FileTables(path)
     key = 0
     for document in read_documents(path):
         if document.problem is not None:
@@ -132,28 +129,30 @@ def columns_of_file(path: str) -> FileColumns:
             continue
         with gc_paused():
             row = {"file": path, "line": document.line, **metrics_from_view(view)}
+            traces, events = columns["traces"], columns["events"]
             for name in COLUMNS:
-                value = row.get(name)
-                if name not in INTEGER_METRICS and name not in TEXT_METRICS:
-                    value = _float(value)
-                _extend(out.traces, name, [value])
-            _extend(out.traces, "trace_key", [key])
-            count = len(view.events)
-            _extend(out.events, "trace_key", [key] * count)
-            for source, column, kind in EVENT_FIELDS:
-                values = view.column(source)
-                if kind == "float64":
-                    values = [_float(v) for v in values]
-                _extend(out.events, column, values)
-            _extend(out.edges, "trace_key", [key] * len(view.edges))
-            _extend(out.edges, "src", view.sources)
-            _extend(out.edges, "dst", view.targets)
-            _extend(out.edges, "type", view.edge_types)
+                _extend(traces, name, [row.get(name)])
+            _extend(traces, "trace_key", [key])
+            _extend(events, "trace_key", [key] * len(view.events))
+            for source, column, _ in EVENT_FIELDS:
+                _extend(events, column, view.column(source))
+            edges = columns["edges"]
+            _extend(edges, "trace_key", [key] * len(view.edges))
+            _extend(edges, "src", view.sources)
+            _extend(edges, "dst", view.targets)
+            _extend(edges, "type", view.edge_types)
             channels = sorted(view.rewards)
-            _extend(out.rewards, "trace_key", [key] * len(channels))
-            _extend(out.rewards, "channel", channels)
-            _extend(out.rewards, "value", [float(view.rewards[c]) for c in channels])
+            rewards = columns["rewards"]
+            _extend(rewards, "trace_key", [key] * len(channels))
+            _extend(rewards, "channel", channels)
+            _extend(rewards, "value", [view.rewards[c] for c in channels])
         key += 1
+    out.traces = key
+    out.events = len(columns["events"].get("trace_key", []))
+    for table, schema in schemas().items():
+        if columns[table].get("trace_key"):
+            arrays = [pa.array(columns[table][f.name], type=f.type) for f in schema]
+            out.tables[table] = pa.Table.from_arrays(arrays, schema=schema)
     return out
 
 
@@ -177,53 +176,31 @@ class CollectReport:
 
 
 class _SetWriter:
-    """The four tables, each one Parquet file written a row group at a time."""
+    """The four tables, each one Parquet file; every input file adds one row group to each."""
 
     def __init__(self, directory: Path):
         pa, pq = _arrow()
-        self.pa = pa
-        self.schemas = schemas()
+        import pyarrow.compute as pc
+
+        self.pa, self.pc = pa, pc
         self.writers = {}
-        for table in TABLES:
+        for table, schema in schemas().items():
             (directory / table).mkdir(parents=True)
             self.writers[table] = pq.ParquetWriter(
-                directory / table / "part-00000.parquet",
-                self.schemas[table],
-                compression="zstd",
+                directory / table / "part-00000.parquet", schema, compression="zstd"
             )
-        self.buffers: dict[str, dict[str, list]] = {table: {} for table in TABLES}
-        self.buffered_events = 0
         self.next_key = 0
 
-    def add(self, part: FileColumns) -> int:
-        """Append one file's columns, shifting its trace keys; the number of traces added."""
-        added = len(part.traces.get("trace_key", []))
-        for table in TABLES:
-            columns = getattr(part, table)
-            if not columns:
-                continue
-            columns["trace_key"] = [k + self.next_key for k in columns["trace_key"]]
-            for name, values in columns.items():
-                self.buffers[table].setdefault(name, []).extend(values)
-        self.next_key += added
-        self.buffered_events += len(part.events.get("trace_key", []))
-        if self.buffered_events >= ROWS_PER_WRITE:
-            self.flush()
-        return added
-
-    def flush(self) -> None:
-        for table in TABLES:
-            buffer = self.buffers[table]
-            if not buffer.get("trace_key"):
-                continue
-            schema = self.schemas[table]
-            arrays = [self.pa.array(buffer[f.name], type=f.type) for f in schema]
-            self.writers[table].write_table(self.pa.Table.from_arrays(arrays, schema=schema))
-            self.buffers[table] = {}
-        self.buffered_events = 0
+    def add(self, part: FileTables) -> None:
+        """Append one file's tables, shifting its trace keys past those already written."""
+        for table, data in part.tables.items():
+            keys = self.pc.add(
+                data.column("trace_key"), self.pa.scalar(self.next_key, self.pa.int64())
+            )
+            self.writers[table].write_table(data.set_column(0, "trace_key", keys))
+        self.next_key += part.traces
 
     def close(self) -> None:
-        self.flush()
         for writer in self.writers.values():
             writer.close()
 
@@ -267,10 +244,11 @@ def collect_traces(
     writer = _SetWriter(temporary)
     try:
         for part in map_files(
-            columns_of_file, files, jobs=jobs, progress=progress, description="collect"
+            tables_of_file, files, jobs=jobs, progress=progress, description="collect"
         ):
-            report.traces += writer.add(part)
-            report.events += len(part.events.get("t", []))
+            writer.add(part)
+            report.traces += part.traces
+            report.events += part.events
             report.invalid_traces += part.invalid_traces
             report.problems.extend(part.problems)
         writer.close()
