@@ -170,6 +170,8 @@ def test_cli_writes_traces_that_validate(tmp_path):
     [
         ('{"data": [1]}', "openai-agents", "not an OpenAI Agents SDK trace item"),
         ('{"spans": "x"}', "otel", "no resourceSpans list"),
+        ('{"x": 1}', "autogen", "not an AutoGen run"),
+        ('{"messages": [{"type": "TextMessage"}]}', "autogen", "needs type and source"),
         ('[{"a": 1}', "agent-lightning", "not valid JSON"),
         ('[{"rollout_id": "r", "attempt_id": "a", "name": "n"}]', "agent-lightning", "span_id"),
         (
@@ -206,3 +208,37 @@ def test_several_traces_do_not_fit_one_json_file(tmp_path):
 def test_unknown_format_is_a_usage_error():
     with pytest.raises(UsageError):
         import_traces(FIXTURES / "otel_genai.json", "zipkin")
+
+
+def test_autogen_team_run_matches_the_hand_count():
+    trace, summary = only_trace("autogen.json", "autogen")
+    metrics = trace_metrics(trace)
+    # 11 messages: 2 text, 3 tool-call requests (4 calls), 3 executions (4 results), 1 summary,
+    # 2 hand-offs; plus the run's stop reason as a final stop decision.
+    assert metrics["events"] == 14
+    assert metrics["tool_calls"] == 4  # AutoGen hands off through transfer_to_* tool calls
+    assert metrics["messages"] == 3
+    assert metrics["tokens"] == 240  # 3 x (50 + 10) + (40 + 20)
+    assert metrics["work"] == 14 and metrics["span"] == 12  # the two searches ran side by side
+    assert metrics["stop_reason"] == "Text 'TERMINATE' mentioned"
+    handoffs = [e for e in trace["events"] if e.get("decision") == "delegate"]
+    assert [(e["agent"], e["to"]) for e in handoffs] == [
+        ("planner", "researcher"),
+        ("researcher", "planner"),
+    ]
+    first = trace["events"][0]
+    assert (first["from"], first["to"]) == ("user", "planner")  # to whoever speaks next
+    assert "content" not in first and first["content_ref"].startswith("sha256:")
+    assert summary.generic == {}
+
+
+def test_autogen_unknown_message_types_are_kept_and_counted(tmp_path):
+    run = json.loads((FIXTURES / "autogen.json").read_text())
+    thought = {**run["messages"][1], "id": "thought-1", "type": "ThoughtEvent", "content": "hmm"}
+    run["messages"].insert(2, thought)
+    lines = tmp_path / "stream.jsonl"  # one message a line, as run_stream yields them
+    lines.write_text("".join(json.dumps(m) + "\n" for m in run["messages"]))
+    traces, summary = import_traces(lines, "autogen")
+    assert summary.generic == {"ThoughtEvent": 1}
+    assert validate_trace(traces[0]).ok
+    assert any(e["id"] == "thought-1" and e["generic"] for e in traces[0]["events"])

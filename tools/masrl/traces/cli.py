@@ -186,7 +186,7 @@ def schema(fmt) -> None:
     "--from",
     "source_format",
     required=True,
-    type=click.Choice(["otel", "openai-agents", "agent-lightning"]),
+    type=click.Choice(["otel", "openai-agents", "agent-lightning", "autogen"]),
     help="The format FILE is in.",
 )
 @click.option(
@@ -205,6 +205,7 @@ def import_command(file, source_format, output) -> None:
       otel             OpenTelemetry GenAI spans, OTLP JSON (.json/.jsonl) or protobuf (.pb)
       openai-agents    OpenAI Agents SDK trace export ({"data": [...]})
       agent-lightning  Agent Lightning store spans (a JSON list); rewards become masrl rewards
+      autogen          AutoGen AgentChat TaskResult or messages (sender/receiver chat events)
     \b
     Examples:
       masrl trace import --from otel spans.json -o run.jsonl

@@ -17,6 +17,7 @@ FORMATS = {
     "otel": "otel_genai",
     "openai-agents": "openai_agents",
     "agent-lightning": "agent_lightning",
+    "autogen": "autogen",
 }
 
 
