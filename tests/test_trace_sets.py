@@ -113,3 +113,37 @@ def test_cli_reports_invalid_traces_and_exits_1(tmp_path):
     bad_sql = runner.invoke(trace_cli, ["query", str(out), "SELECT nope FROM traces"])
     assert bad_sql.exit_code == 1 and "Traceback" not in bad_sql.output
     assert len(bad_sql.output.strip().splitlines()) == 1
+
+
+def metrics_without_location(rows):
+    return [
+        {k: v for k, v in row.items() if k not in ("file", "line", "trace_key")} for row in rows
+    ]
+
+
+def test_metrics_rebuilt_from_the_set_equal_the_directory_run(example_set):
+    from masrl.traces.set_metrics import key_ranges, metrics_of_range
+
+    rebuilt = [
+        row
+        for first, last in key_ranges(example_set)
+        for row in metrics_of_range(example_set, first, last)
+    ]
+    assert metrics_without_location(rebuilt) == metrics_without_location(
+        metrics_for_paths([EXAMPLES], jobs=1).rows
+    )
+
+
+@pytest.mark.slow
+def test_ray_data_computes_the_same_metrics_on_a_local_instance(example_set):
+    ray = pytest.importorskip("ray")
+    from masrl.traces.set_metrics import metrics_with_ray
+
+    ray.init(num_cpus=1, include_dashboard=False, log_to_driver=False)
+    try:
+        rows = metrics_with_ray(example_set)
+    finally:
+        ray.shutdown()
+    assert metrics_without_location(rows) == metrics_without_location(
+        metrics_for_paths([EXAMPLES], jobs=1).rows
+    )

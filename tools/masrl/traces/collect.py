@@ -29,6 +29,7 @@ from .validate import check_document
 
 MARKER = "_masrl_trace_set.json"  # marks a directory as a set masrl may replace
 TABLES = ("traces", "events", "edges", "rewards")
+ROW_GROUP_EVENTS = 100_000  # events pooled into one row group (about 1 to 4 MB compressed)
 EVENT_FIELDS = (  # (schema field, column name, arrow type name)
     ("id", "id", "string"),
     ("t", "t", "float64"),
@@ -176,7 +177,9 @@ class CollectReport:
 
 
 class _SetWriter:
-    """The four tables, each one Parquet file; every input file adds one row group to each."""
+    """The four tables, each one Parquet file. Small input files are pooled until a row group
+    holds ``ROW_GROUP_EVENTS`` events, so ten thousand one-trace files do not make ten thousand
+    tiny row groups; a row group always holds whole traces (a contiguous trace_key range)."""
 
     def __init__(self, directory: Path):
         pa, pq = _arrow()
@@ -189,18 +192,30 @@ class _SetWriter:
             self.writers[table] = pq.ParquetWriter(
                 directory / table / "part-00000.parquet", schema, compression="zstd"
             )
+        self.pending: dict[str, list] = {table: [] for table in TABLES}
+        self.pending_events = 0
         self.next_key = 0
 
     def add(self, part: FileTables) -> None:
         """Append one file's tables, shifting its trace keys past those already written."""
+        offset = self.pa.scalar(self.next_key, self.pa.int64())
         for table, data in part.tables.items():
-            keys = self.pc.add(
-                data.column("trace_key"), self.pa.scalar(self.next_key, self.pa.int64())
-            )
-            self.writers[table].write_table(data.set_column(0, "trace_key", keys))
+            keys = self.pc.add(data.column("trace_key"), offset)
+            self.pending[table].append(data.set_column(0, "trace_key", keys))
         self.next_key += part.traces
+        self.pending_events += part.events
+        if self.pending_events >= ROW_GROUP_EVENTS:
+            self.flush()
+
+    def flush(self) -> None:
+        for table, parts in self.pending.items():
+            if parts:
+                self.writers[table].write_table(self.pa.concat_tables(parts))
+        self.pending = {table: [] for table in TABLES}
+        self.pending_events = 0
 
     def close(self) -> None:
+        self.flush()
         for writer in self.writers.values():
             writer.close()
 
