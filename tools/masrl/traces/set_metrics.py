@@ -88,4 +88,9 @@ def metrics_with_ray(trace_set: str | Path) -> list[dict]:
         [{"first": first, "last": last} for first, last in key_ranges(trace_set)]
     )
     measured = slices.flat_map(lambda item: metrics_of_range(location, item["first"], item["last"]))
-    return sorted(measured.take_all(), key=lambda row: row["trace_key"])
+    rows = sorted(measured.take_all(), key=lambda row: row["trace_key"])
+    # Ray Data gives every row every column; a trace has only its own reward channels.
+    return [
+        {k: v for k, v in row.items() if not (k.startswith("reward.") and v is None)}
+        for row in rows
+    ]
