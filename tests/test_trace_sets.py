@@ -147,3 +147,37 @@ def test_ray_data_computes_the_same_metrics_on_a_local_instance(example_set):
     assert metrics_without_location(rows) == metrics_without_location(
         metrics_for_paths([EXAMPLES], jobs=1).rows
     )
+
+
+def test_arrow_fast_path_gives_the_same_tables_as_python(tmp_path, monkeypatch):
+    import gzip
+
+    from masrl.traces import collect
+
+    lines = "".join(json.dumps(trace) + "\n" for trace in example_traces())
+    for name, content in (
+        ("runs.jsonl", lines.encode()),
+        ("runs.jsonl.gz", gzip.compress(lines.encode())),
+    ):
+        path = tmp_path / name
+        path.write_bytes(content)
+        assert collect._events_and_edges_by_arrow(str(path), 6) is not None  # Arrow read it
+        fast = collect.tables_of_file(str(path))
+        with monkeypatch.context() as patch:
+            patch.setattr(collect, "_events_and_edges_by_arrow", lambda *_: None)
+            slow = collect.tables_of_file(str(path))
+        assert set(fast.tables) == set(slow.tables) == set(collect.TABLES)
+        for table in collect.TABLES:
+            assert fast.tables[table].equals(slow.tables[table]), table
+
+
+def test_jsonl_with_an_invalid_line_falls_back_to_python(tmp_path):
+    from masrl.traces import collect
+
+    traces = example_traces()
+    path = tmp_path / "mixed.jsonl"
+    path.write_text("".join(json.dumps(t) + "\n" for t in traces) + '{"trace_id": "broken"}\n')
+    result = collect.tables_of_file(str(path))
+    assert (result.traces, result.invalid_traces) == (6, 1)
+    assert result.events == sum(len(t["events"]) for t in traces)
+    assert result.tables["edges"].num_rows == sum(len(t["edges"]) for t in traces)
