@@ -48,7 +48,8 @@ def one_line_errors(command):
 
 @click.group()
 def trace() -> None:
-    """Validate orchestration traces and compute their metrics.
+    """Validate orchestration traces, compute their metrics, import them from agent stacks,
+    export them to trace viewers, and collect and query trace sets.
 
     A trace is one run of an agent team as a temporal event graph; see `masrl trace schema`.
     FILE arguments may be .json, .jsonl (one trace per line) or either gzipped; DIR arguments
@@ -294,7 +295,7 @@ def collect_command(paths, output, jobs, progress) -> None:
 
 
 @trace.command(name="query")
-@click.argument("trace_set", type=click.Path(path_type=Path))
+@click.argument("trace_set", type=click.Path(path_type=Path), required=False)
 @click.argument("query", required=False)
 @click.option(
     "--format",
@@ -322,6 +323,6 @@ def query_command(trace_set, query, fmt, list_ready) -> None:
     if list_ready:
         click.echo(ready_query_list())
         return
-    if not query:
-        raise UsageError("give SQL or a ready query name", hint="see --list")
+    if trace_set is None or not query:
+        raise UsageError("give a trace set and SQL or a ready query name", hint="see --list")
     click.echo(run_query(trace_set, query).render(fmt))

@@ -204,7 +204,8 @@ def _events_and_edges_by_arrow(path: str, traces: int) -> dict | None:
         source = pa.input_stream(path, compression="gzip" if is_gzip(Path(path)) else None)
         table = pj.read_json(
             source,
-            read_options=pj.ReadOptions(block_size=ARROW_JSON_BLOCK_BYTES),
+            # One thread: collect already runs a worker process per CPU.
+            read_options=pj.ReadOptions(block_size=ARROW_JSON_BLOCK_BYTES, use_threads=False),
             parse_options=pj.ParseOptions(
                 explicit_schema=wanted, unexpected_field_behavior="ignore"
             ),
