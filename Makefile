@@ -6,7 +6,7 @@ VENV   ?= .venv
 BIN    := $(VENV)/bin
 SETUP  := $(VENV)/.masrl-setup-done
 
-.PHONY: build test check bench coverage setup clean
+.PHONY: build test test-extras check bench coverage setup clean
 
 build: $(SETUP)   ## validate, regenerate statistics, figures, README list and schemas, build the site
 	$(BIN)/masrl validate
@@ -20,6 +20,10 @@ check: $(SETUP)   ## what a pull request must pass, without the test suite
 	$(BIN)/masrl validate
 	$(BIN)/masrl claims
 	$(BIN)/masrl check
+
+test-extras: $(SETUP) ## the tests of optional extras (installs ray first)
+	$(BIN)/python -m pip install --quiet -e '.[ray]'
+	$(BIN)/python -m pytest -m extra
 
 coverage: $(SETUP) ## the suite with a line-coverage report of tools/masrl
 	$(BIN)/python -m pytest -n 2 --dist loadgroup --cov=masrl --cov-report=term:skip-covered

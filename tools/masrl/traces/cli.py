@@ -1,13 +1,16 @@
-"""`masrl trace ...`: thin shells over ``validate``, ``metrics``, ``figure`` and ``schema``."""
+"""`masrl trace ...`: thin shells over ``validate``, ``metrics``, ``figure``, ``schema``,
+``importers``, ``export_perfetto`` and the trace-set modules."""
 
 from __future__ import annotations
 
+import functools
 import sys
 from pathlib import Path
 
 import click
 
-from .validate import DEFAULT_MAX_PROBLEMS
+from ..errors import MasrlError
+from .problems import DEFAULT_MAX_PROBLEMS
 
 paths_argument = click.argument("paths", nargs=-1, required=True, type=click.Path(path_type=Path))
 jobs_option = click.option(
@@ -24,9 +27,29 @@ progress_option = click.option(
 )
 
 
+class _OneLineError(click.ClickException):
+    def __init__(self, error: MasrlError):
+        super().__init__(str(error))
+        self.exit_code = error.exit_code
+
+
+def one_line_errors(command):
+    """A library error becomes one line on stderr and its exit code, never a traceback."""
+
+    @functools.wraps(command)
+    def wrapper(*args, **kwargs):
+        try:
+            return command(*args, **kwargs)
+        except MasrlError as error:
+            raise _OneLineError(error) from None
+
+    return wrapper
+
+
 @click.group()
 def trace() -> None:
-    """Validate orchestration traces and compute their metrics.
+    """Validate orchestration traces, compute their metrics, import them from agent stacks,
+    export them to trace viewers, and collect and query trace sets.
 
     A trace is one run of an agent team as a temporal event graph; see `masrl trace schema`.
     FILE arguments may be .json, .jsonl (one trace per line) or either gzipped; DIR arguments
@@ -156,3 +179,150 @@ def schema(fmt) -> None:
         click.echo(trace_schema_path().read_text(encoding="utf-8").rstrip("\n"))
     else:
         click.echo(schema_reference_markdown().rstrip("\n"))
+
+
+@trace.command(name="import")
+@click.argument("file", type=click.Path(path_type=Path))
+@click.option(
+    "--from",
+    "source_format",
+    required=True,
+    type=click.Choice(["otel", "openai-agents", "agent-lightning", "autogen"]),
+    help="The format FILE is in.",
+)
+@click.option(
+    "--output",
+    "-o",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=None,
+    help="Where to write: .jsonl (one trace a line) or .json (one trace) [default: stdout].",
+)
+@one_line_errors
+def import_command(file, source_format, output) -> None:
+    """Turn a trace written by an agent stack into masrl traces; a summary goes to stderr.
+
+    \b
+    Formats:
+      otel             OpenTelemetry GenAI spans, OTLP JSON (.json/.jsonl) or protobuf (.pb)
+      openai-agents    OpenAI Agents SDK trace export ({"data": [...]})
+      agent-lightning  Agent Lightning store spans (a JSON list); rewards become masrl rewards
+      autogen          AutoGen AgentChat TaskResult or messages (sender/receiver chat events)
+    \b
+    Examples:
+      masrl trace import --from otel spans.json -o run.jsonl
+      masrl trace import --from openai-agents export.json -o run.json
+    """
+    from .importers import import_traces, traces_as_text
+
+    traces, summary = import_traces(file, source_format)
+    text = traces_as_text(traces, output)
+    if output is None:
+        click.echo(text, nl=False)
+    else:
+        from ..model.yamlio import write_atomic
+
+        write_atomic(output, text)
+    click.echo(summary.as_text(), err=True)
+
+
+@trace.command(name="export")
+@click.argument("file", type=click.Path(path_type=Path))
+@click.option(
+    "--to",
+    "target",
+    required=True,
+    type=click.Choice(["perfetto"]),
+    help="perfetto: Chrome trace-event JSON for ui.perfetto.dev and chrome://tracing.",
+)
+@click.option(
+    "--output",
+    "-o",
+    type=click.Path(dir_okay=False, path_type=Path),
+    required=True,
+    help="Where to write the JSON.",
+)
+@click.option(
+    "--line",
+    type=click.IntRange(min=1),
+    default=None,
+    help="For .jsonl: only the trace on this line [default: every trace, one process each].",
+)
+@one_line_errors
+def export_command(file, target, output, line) -> None:
+    """Write a trace for a trace viewer: agents as tracks, spawns and hand-offs as arrows.
+
+    \b
+    Example:
+      masrl trace export run.json --to perfetto -o run.perfetto.json
+      (then open run.perfetto.json at https://ui.perfetto.dev)
+    """
+    from ..model.yamlio import write_atomic
+    from .export_perfetto import export_perfetto
+
+    write_atomic(output, export_perfetto(file, line))
+    click.echo(f"wrote {output}")
+
+
+@trace.command(name="collect")
+@paths_argument
+@click.option(
+    "--output",
+    "-o",
+    type=click.Path(file_okay=False, path_type=Path),
+    required=True,
+    help="The trace set to write: a directory such as set.parquet (replaced if masrl wrote it).",
+)
+@jobs_option
+@progress_option
+@one_line_errors
+def collect_command(paths, output, jobs, progress) -> None:
+    """Collect traces into a Parquet trace set: traces (with metrics), events, edges, rewards.
+
+    Invalid traces are left out, listed on stderr, and make the exit status 1.
+
+    \b
+    Example:
+      masrl trace collect runs/ -o set.parquet
+      masrl trace query set.parquet stop-reasons
+    """
+    from .collect import collect_traces
+
+    report = collect_traces(paths, output, jobs=jobs, progress=progress)
+    for problem in report.problems:
+        click.echo(problem.as_text(), err=True)
+    click.echo(report.summary_line())
+    sys.exit(1 if report.invalid_traces else 0)
+
+
+@trace.command(name="query")
+@click.argument("trace_set", type=click.Path(path_type=Path), required=False)
+@click.argument("query", required=False)
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(["table", "csv", "json"]),
+    default="table",
+    show_default=True,
+)
+@click.option("--list", "list_ready", is_flag=True, help="List the ready queries.")
+@one_line_errors
+def query_command(trace_set, query, fmt, list_ready) -> None:
+    """Run SQL, or a ready query by name, over a trace set (DuckDB, sandboxed to the set).
+
+    Tables: traces, events, edges, rewards (joined on trace_key).
+
+    \b
+    Ready queries: fan-out, stop-reasons, credit-per-unit, topologies (see --list).
+    Examples:
+      masrl trace query set.parquet fan-out
+      masrl trace query set.parquet "SELECT agent, count(*) FROM events GROUP BY agent"
+    """
+    from ..errors import UsageError
+    from .query import ready_query_list, run_query
+
+    if list_ready:
+        click.echo(ready_query_list())
+        return
+    if trace_set is None or not query:
+        raise UsageError("give a trace set and SQL or a ready query name", hint="see --list")
+    click.echo(run_query(trace_set, query).render(fmt))

@@ -10,7 +10,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from .validate import TraceView, validate_trace
+from .validate import validate_trace
+from .view import TraceView
 
 # Okabe-Ito colours (safe for colour-blind readers), each edge type also with its own dash.
 EDGE_STYLES: dict[str, tuple[str, Any]] = {

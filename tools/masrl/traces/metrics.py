@@ -30,18 +30,12 @@ from operator import lt, ne
 from pathlib import Path
 from typing import Any
 
+from .check_graph import NON_DEPENDENCY_EDGE_TYPES
+from .graph import compressed_adjacency, topological_order
 from .io import find_trace_files, gc_paused, map_files, read_documents
-from .validate import (
-    NON_DEPENDENCY_EDGE_TYPES,
-    TraceProblem,
-    TraceReport,
-    TraceView,
-    check_document,
-    compressed_adjacency,
-    topological_order,
-    unreadable,
-    validate_trace,
-)
+from .problems import TraceProblem, TraceReport, unreadable
+from .validate import check_document, validate_trace
+from .view import TraceView
 
 # Column order of every output; reward.<channel> columns follow, sorted.
 COLUMNS = (
