@@ -32,8 +32,8 @@ from masrl.model.records import (
 from masrl.model.taxonomy import Taxonomy
 from masrl.render.annotations import github_annotation
 
-KEY_PATTERN = re.compile(r"^[a-z0-9][a-z0-9-]*[a-z0-9]$|^[a-z0-9]$")
-RECORD_ID_PATTERN = re.compile(r"^E\d{3,}$")
+KEY_PATTERN = ids.KEY_PATTERN
+RECORD_ID_PATTERN = ids.RECORD_ID_PATTERN
 DATE_PATTERN = re.compile(r"^\d{4}-\d{2}-\d{2}$")
 VERSION_PATTERN = re.compile(r"^v\d+$")
 NOT_APPLICABLE_SPELLINGS = {"na", "n/a", "none", "null", "-", "not applicable"}

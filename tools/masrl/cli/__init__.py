@@ -86,9 +86,9 @@ def load_or_exit(root: str | None, allow_placeholders: bool = False):
 def emit(text: str, output: Path | None) -> None:
     """Write ``text`` to ``output`` (atomically) or to standard output."""
     if output:
-        from masrl.model.yamlio import write_atomic
+        from masrl.files import write_atomic
 
-        write_atomic(output, text)
+        write_atomic(output, text)  # refuses devices, folders and symlinks leading elsewhere
         click.echo(f"wrote {output}", err=True)
     else:
         click.echo(text, nl=False)

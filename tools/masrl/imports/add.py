@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING
 
 from masrl.check.validate import RECORD_ID_PATTERN
 from masrl.errors import InputError
+from masrl.files import write_atomic
 from masrl.model import identifiers as ids
 from masrl.model import yamlio
 from masrl.model.records import (
@@ -315,7 +316,7 @@ def add_paper(
         path, header = project.exclusions_dir / f"{record_id}.yaml", EXCLUSION_SCHEMA_LINE
     if path.exists():  # a key generated from the file listing can only clash in a race
         raise AddRefused(f"{project.relative(path)} appeared while masrl was working; run the command again")
-    yamlio.write_atomic(path, yamlio.dumps(data, header=header))
+    write_atomic(path, yamlio.dumps(data, header=header), root=project.root)
     return AddResult(path, data, metadata, placeholder_fields(data))
 
 

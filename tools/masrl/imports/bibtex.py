@@ -15,7 +15,6 @@ from bibtexparser.middlewares import (
 )
 from bibtexparser.model import Entry as BibEntry
 
-from masrl.check.validate import KEY_PATTERN
 from masrl.exports.bibtex import VENUE_FIELD, BibtexError, _VerbatimFieldsKept
 from masrl.exports.csv import DOI_URL
 from masrl.imports.add import (
@@ -27,6 +26,7 @@ from masrl.imports.add import (
 )
 from masrl.imports.csv import ImportPlan, PlannedFile
 from masrl.model import identifiers as ids
+from masrl.model.identifiers import KEY_PATTERN
 from masrl.model import yamlio
 from masrl.model.records import ENTRY_SCHEMA_LINE, PLACEHOLDER, Project
 
@@ -225,7 +225,7 @@ def plan_bib_import(path: Path, project: Project, force: bool = False) -> BibImp
 
     known = known_records(project)
     taken = {p.stem for p in project.entry_paths()}
-    plan = BibImportPlan("papers", [])
+    plan = BibImportPlan("papers", [], project.root)
     seen_in_file: list[tuple[str, set[str], str]] = []  # (key, identities, title) of earlier entries
     for record in records:
         identities = identities_of(record)

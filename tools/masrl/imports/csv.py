@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import csv
 import io
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -28,6 +29,7 @@ from masrl.model.records import (
     Project,
 )
 from masrl.model.taxonomy import Taxonomy
+from masrl.files import write_atomic
 
 
 @dataclass
@@ -42,6 +44,7 @@ class PlannedFile:
 class ImportPlan:
     kind: str
     files: list[PlannedFile]
+    root: Path | None = None  # the checkout: no planned file may be written outside it
 
     def count(self, status: str) -> int:
         return sum(1 for f in self.files if f.status == status)
@@ -57,6 +60,14 @@ def _split(value: str) -> list[str]:
 def _optional(value: str) -> str | None:
     value = value.strip()
     return None if not value or value == NOT_APPLICABLE else value
+
+
+def parse_year(text: str) -> int:
+    """A year written as plain ASCII digits; int() alone would take '2_026', ' ٢٠٢٦' or 4,000 digits."""
+    text = text.strip()
+    if not re.fullmatch(r"[0-9]{1,4}", text):
+        raise ValueError(f"the year {text[:20]!r} must be written as digits, e.g. 2025")
+    return int(text)
 
 
 def latex_to_unicode(text: str) -> str:
@@ -83,7 +94,7 @@ def entry_data_from_row(row: dict[str, str]) -> dict:
         "authors": [latex_to_unicode(row["first_author"].strip())],
         "authors_complete": False,
         "affiliation": None if row["affiliation"].strip() in ("", UNKNOWN_AFFILIATION) else row["affiliation"].strip(),
-        "year": int(row["year"]),
+        "year": parse_year(row["year"]),
         "venue": row["venue"].strip(),
         "identifiers": identifiers,
         "urls": urls,
@@ -174,17 +185,19 @@ def plan_import(path: Path, project: Project, force: bool = False) -> ImportPlan
         try:
             if kind == "papers":
                 data = entry_data_from_row(row)
-                target, header = project.corpus_dir / f"{data['key']}.yaml", ENTRY_SCHEMA_LINE
+                name, folder, header = data["key"], project.corpus_dir, ENTRY_SCHEMA_LINE
             else:
                 data = exclusion_data_from_row(row, taxonomy)
-                target, header = project.exclusions_dir / f"{data['record_id']}.yaml", EXCLUSION_SCHEMA_LINE
+                name, folder, header = data["record_id"], project.exclusions_dir, EXCLUSION_SCHEMA_LINE
         except ValueError as exc:
-            problems.append(f"{path}:{line}: {exc}; the year must be a whole number")
+            problems.append(f"{path}:{line}: {exc}")
             continue
-        name = target.stem
-        if not name or "/" in name or name.startswith("."):
-            problems.append(f"{path}:{line}: the key {name!r} cannot name a file")
+        # The name becomes a file name: it must match the documented pattern before any path is built.
+        problem = ids.check_file_stem(name, "key" if kind == "papers" else "record_id")
+        if problem:
+            problems.append(f"{path}:{line}: {problem}")
             continue
+        target = folder / f"{name}.yaml"
         if name in seen:
             problems.append(f"{path}:{line}: key '{name}' repeats the row on line {seen[name]}")
             continue
@@ -192,7 +205,7 @@ def plan_import(path: Path, project: Project, force: bool = False) -> ImportPlan
         planned.append(_planned_file(target, yamlio.dumps(data, header=header), force))
     if problems:
         raise CsvLayoutError(path, problems)
-    return ImportPlan(kind, planned)
+    return ImportPlan(kind, planned, project.root)
 
 
 def _planned_file(target: Path, text: str, force: bool) -> PlannedFile:
@@ -216,9 +229,10 @@ def _changed_fields(old_text: str, new_text: str) -> list[str]:
 
 
 def apply_plan(plan: ImportPlan) -> None:
+    root = plan.root if plan.root is not None else None
     for planned in plan.files:
         if planned.status in ("create", "update"):
-            yamlio.write_atomic(planned.path, planned.text)
+            write_atomic(planned.path, planned.text, root=root)
 
 
 class CsvLayoutError(ProblemsError):

@@ -19,6 +19,7 @@ from pathlib import Path
 from masrl.imports.arxiv import ArxivClient, ArxivSettings, PaperMetadata
 from masrl.imports.csv import latex_to_unicode
 from masrl.model import identifiers as ids
+from masrl.files import write_atomic
 from masrl.model import yamlio
 from masrl.model.records import Project, RawRecord, read_records
 
@@ -60,7 +61,7 @@ class MetadataCache:
 
     def put(self, metadata: PaperMetadata) -> None:
         stored = {"fetched_at": self.now.isoformat(timespec="seconds"), "metadata": metadata.to_json()}
-        yamlio.write_atomic(self.path_for(metadata.arxiv_id), json.dumps(stored, indent=2, sort_keys=True) + "\n")
+        write_atomic(self.path_for(metadata.arxiv_id), json.dumps(stored, indent=2, sort_keys=True) + "\n")
 
 
 # ---------------------------------------------------------------------------------------------

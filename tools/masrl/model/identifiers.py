@@ -17,6 +17,24 @@ ACL = re.compile(r"^(?:\d{4}\.[a-z0-9]+-[a-z0-9]+\.\d+|[A-Z]\d{2}-\d{4})$")
 GITHUB = re.compile(r"^[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+$")
 LOCAL_ID = re.compile(r"^[A-Z][A-Z0-9]*(?:-[A-Z0-9]+)+$")
 
+# Keys and record ids name files (corpus/<key>.yaml, exclusions/<record_id>.yaml): nothing else
+# may reach a path, so no '/', '..' or absolute path can ever be built from them.
+KEY_PATTERN = re.compile(r"^[a-z0-9][a-z0-9-]*[a-z0-9]$|^[a-z0-9]$")
+RECORD_ID_PATTERN = re.compile(r"^E\d{3,}$")
+MAX_STEM_LENGTH = 100
+
+
+def check_file_stem(value, kind: str = "key") -> str | None:
+    """None when ``value`` is a usable key (kind "key") or record id (kind "record_id")."""
+    pattern, example = (KEY_PATTERN, "magrpo2025") if kind == "key" else (RECORD_ID_PATTERN, "E033")
+    if not isinstance(value, str) or len(value) > MAX_STEM_LENGTH or not pattern.fullmatch(value):
+        shown = repr(value)[:60]
+        rule = ("only lower-case letters, digits and inner dashes" if kind == "key"
+                else "E followed by at least three digits")
+        return f"the {kind.replace('_', ' ')} {shown} cannot name a file: use {rule} (e.g. {example})"
+    return None
+
+
 ARXIV_URL = re.compile(r"arxiv\.org/(?:abs|pdf)/(?P<id>[^?#\s]+?)(?:\.pdf)?/?$", re.I)
 OPENREVIEW_URL = re.compile(r"openreview\.net/(?:forum|pdf)\?id=(?P<id>[A-Za-z0-9_-]+)", re.I)
 

@@ -18,6 +18,7 @@ from typing import Any
 import yaml
 
 from masrl.errors import InputError
+from masrl.files import write_atomic, write_if_changed  # noqa: F401 - moved to masrl.files; kept for callers not yet switched
 
 _BaseLoader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
@@ -182,22 +183,3 @@ def dumps(data: Any, header: str | None = None) -> str:
         indent=2,
     )
     return (header + "\n" if header else "") + body
-
-
-def write_atomic(path: Path, content: str | bytes) -> None:
-    """Write through a temporary file and rename, so a crash never leaves half a file."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    temporary = path.with_name(f".{path.name}.tmp")
-    if isinstance(content, bytes):
-        temporary.write_bytes(content)
-    else:
-        temporary.write_text(content, encoding="utf-8", newline="\n")
-    temporary.replace(path)
-
-
-def write_if_changed(path: Path, content: bytes) -> bool:
-    """Write atomically unless the file already holds exactly these bytes; True when written."""
-    if path.is_file() and path.read_bytes() == content:
-        return False
-    write_atomic(path, content)
-    return True

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 from masrl.model import schemas
 from masrl.model.records import Corpus, Project, load_corpus
-from masrl.model.yamlio import write_if_changed
+from masrl.files import write_if_changed
 
 Generated = dict[str, bytes]
 Generator = Callable[[Corpus], Generated]
@@ -65,7 +65,7 @@ def build(project: Project) -> list[str]:
     corpus = load_corpus(project)
     written = []
     for rel, content in generate_all(corpus).items():
-        if write_if_changed(project.root / rel, content):
+        if write_if_changed(project.root / rel, content, root=project.root):
             written.append(rel)
     return written
 
