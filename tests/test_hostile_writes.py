@@ -70,10 +70,18 @@ def test_import_csv_refuses_years_python_would_read(tmp_path):
         assert result.exception is None or isinstance(result.exception, SystemExit)
 
 
-def test_output_option_refuses_a_device(mini_project):
-    result = runner.invoke(main, ["export", "json", "--root", str(mini_project.root), "-o", "/dev/null"])
+def test_output_option_refuses_a_device(mini_project, tmp_path):
+    # A device node of our own (a twin of /dev/null), so a regression cannot replace the real one.
+    device = tmp_path / "null"
+    try:
+        os.mknod(device, stat.S_IFCHR | 0o666, os.makedev(1, 3))
+    except PermissionError:
+        os.mkfifo(device)  # without root: a FIFO is refused the same way
+    result = runner.invoke(main, ["export", "json", "--root", str(mini_project.root), "-o", str(device)])
     assert result.exit_code == 1 and "not a regular file" in result.output
-    assert stat.S_ISCHR(os.stat("/dev/null").st_mode)
+    assert not stat.S_ISREG(os.stat(device).st_mode)
+    with pytest.raises(UnsafeWriteError, match="not a regular file"):
+        write_atomic(Path("/dev/null"), "x")  # refused before anything is written
 
 
 def test_writes_refuse_fifos_folders_and_symlinks_out_of_the_tree(tmp_path):

@@ -15,6 +15,8 @@ from collections import defaultdict
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
+from masrl.check.layout import stray_files
+from masrl.check.rules import unknown_rule_fields
 from masrl.model import identifiers as ids
 from masrl.model.records import (
     ENTRY_FIELDS,
@@ -255,6 +257,8 @@ class _RecordChecker:
         seen = set()
         for index, item in enumerate(value):
             self._check_tag(spec, item, (spec.name, index))
+            if not isinstance(item, str | int | float | bool):
+                continue  # a list or mapping where a value belongs: reported as a type error above
             if item in seen:
                 self.add((spec.name, index), f"'{item}' is listed twice in '{spec.name}'", "remove the repeat", "repeat")
             seen.add(item)
@@ -451,6 +455,8 @@ def validate_project(project: Project, allow_placeholders: bool = False) -> Repo
                 key = record.data.get(key_field)
                 identity_items.append((rel, record, str(key) if key is not None else record.path.stem))
     _duplicate_problems(identity_items, problems)
+    for found in (*stray_files(project), *unknown_rule_fields(taxonomy, {s.name for s in ENTRY_FIELDS}, project)):
+        problems.append(Problem(*found))
     if not files_read:
         problems.append(Problem(project.relative(project.root) or ".", 1, "no corpus/ or exclusions/ YAML files were found here", "run masrl from a corpus checkout or pass --root", "error", "no-data"))
     problems.sort(key=lambda p: (p.path, p.line, p.message))

@@ -86,7 +86,7 @@ def add_command(reference, root, exclude, stage, reason, query_family, **arxiv):
 def _describe_added(project, result) -> str:
     meta = result.metadata
     rel = project.relative(result.path)
-    authors = meta.authors[0].split(",")[0] + (" et al." if len(meta.authors) > 1 else "")
+    authors = (meta.authors[0].split(",")[0] + (" et al." if len(meta.authors) > 1 else "")) if meta.authors else "no authors listed"
     lines = [
         f"created {rel}",
         f"  {meta.title} ({authors}, {meta.year}; arXiv {meta.arxiv_id}{meta.version})",

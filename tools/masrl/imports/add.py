@@ -303,6 +303,7 @@ def add_paper(
 
     client = ArxivClient(settings, sleep) if sleep is not None else ArxivClient(settings)
     metadata = client.fetch_one(arxiv_id)
+    _refuse_unusable(metadata)  # before anything is derived from it or written
     identities = {f"arxiv:{arxiv_id}"} | ({f"doi:{metadata.doi.lower()}"} if metadata.doi else set())
     _refuse_duplicate(records, identities, metadata.title)
 
@@ -318,6 +319,13 @@ def add_paper(
         raise AddRefused(f"{project.relative(path)} appeared while masrl was working; run the command again")
     write_atomic(path, yamlio.dumps(data, header=header), root=project.root)
     return AddResult(path, data, metadata, placeholder_fields(data))
+
+
+def _refuse_unusable(metadata: PaperMetadata) -> None:
+    if not metadata.title.strip():
+        raise AddRefused(f"arXiv's record of {metadata.arxiv_id} has no title; nothing was written")
+    if not re.fullmatch(r"\d{4}-\d{2}-\d{2}", metadata.published or ""):
+        raise AddRefused(f"arXiv's record of {metadata.arxiv_id} has no readable publication date; nothing was written")
 
 
 def _refuse_duplicate(records: list[KnownRecord], identities: set[str], title: str) -> None:

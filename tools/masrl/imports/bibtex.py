@@ -25,6 +25,8 @@ from masrl.imports.add import (
     known_records,
 )
 from masrl.imports.csv import ImportPlan, PlannedFile
+from masrl.errors import InputError
+from masrl.files import read_regular_text
 from masrl.model import identifiers as ids
 from masrl.model.identifiers import KEY_PATTERN
 from masrl.model import yamlio
@@ -215,9 +217,9 @@ def scaffold_from_record(record: BibRecord, key: str) -> dict:
 def plan_bib_import(path: Path, project: Project, force: bool = False) -> BibImportPlan:
     """Work out every file an import would write, without writing anything."""
     try:
-        text = path.read_text(encoding="utf-8-sig")
-    except UnicodeDecodeError as exc:
-        raise BibtexError(path, [f"{path}: the file is not UTF-8 text; save it as UTF-8"]) from exc
+        text = read_regular_text(path, encoding="utf-8-sig")  # no FIFO, device or symlink loop
+    except InputError as exc:
+        raise BibtexError(path, [str(exc)]) from exc
     records = parse_bibtex(text, str(path))
     problems = [f"{path}:{r.line}: entry '{r.bib_key}' has no title" for r in records if not r.title]
     if problems:
@@ -264,7 +266,7 @@ def _earlier_in_file(seen, identities: set[str], title: str | None) -> str | Non
 def _planned(target: Path, data: dict, force: bool) -> PlannedFile:
     if not target.exists():
         return PlannedFile(target, yamlio.dumps(data, header=ENTRY_SCHEMA_LINE), "create")
-    current_text = target.read_text(encoding="utf-8")
+    current_text = read_regular_text(target, root=target.parent)
     try:
         current = yamlio.loads(current_text)
     except yamlio.YamlError:

@@ -10,7 +10,7 @@ from pathlib import Path
 
 from pylatexenc.latex2text import LatexNodes2Text
 
-from masrl.errors import ProblemsError
+from masrl.errors import InputError, ProblemsError
 from masrl.exports.csv import (
     DOI_URL,
     EXCLUSIONS_HEADER,
@@ -29,7 +29,7 @@ from masrl.model.records import (
     Project,
 )
 from masrl.model.taxonomy import Taxonomy
-from masrl.files import write_atomic
+from masrl.files import read_regular_text, write_atomic
 
 
 @dataclass
@@ -149,9 +149,9 @@ def _id_for_label(taxonomy: Taxonomy, axis: str, text: str) -> str:
 def read_layout(path: Path) -> tuple[str, list[tuple[int, dict[str, str]]]]:
     """Detect the layout from the header; return the kind and (line number, row) pairs."""
     try:
-        text = path.read_text(encoding="utf-8-sig")
-    except UnicodeDecodeError as exc:
-        raise CsvLayoutError(path, [f"{path}: the file is not UTF-8 text; save it as UTF-8"]) from exc
+        text = read_regular_text(path, encoding="utf-8-sig")  # no FIFO, device or symlink loop
+    except InputError as exc:
+        raise CsvLayoutError(path, [str(exc)]) from exc
     reader = csv.DictReader(io.StringIO(text, newline=""))
     header = tuple(reader.fieldnames or ())
     if header in (PAPERS_HEADER, PAPERS_HEADER_WITHOUT_SUMMARY):
@@ -211,7 +211,7 @@ def plan_import(path: Path, project: Project, force: bool = False) -> ImportPlan
 def _planned_file(target: Path, text: str, force: bool) -> PlannedFile:
     if not target.exists():
         return PlannedFile(target, text, "create")
-    current = target.read_text(encoding="utf-8")
+    current = read_regular_text(target, root=target.parent)
     if current == text:
         return PlannedFile(target, text, "unchanged")
     changed = _changed_fields(current, text)

@@ -5,7 +5,10 @@ Data files are read with a hardened loader:
 - anchors and aliases are refused, so an alias bomb ("billion laughs") is never expanded;
 - a key repeated in one mapping is an error instead of a silent overwrite;
 - YAML 1.2 booleans: only true/false are booleans, so ``is_rl: yes`` stays the string "yes";
-- dates stay strings ("2026-04-26"), so files round-trip byte for byte.
+- dates stay strings ("2026-04-26"), so files round-trip byte for byte;
+- nesting deeper than MAX_DEPTH is refused before any node is built (libyaml's composer
+  recurses in C: 25,000 '[' would crash the interpreter);
+- only regular files are read (``masrl.files``): a FIFO, a device or a symlink loop is an error.
 Every mapping and list remembers the line of each key or item, for error messages.
 """
 
@@ -17,6 +20,7 @@ from typing import Any
 
 import yaml
 
+from masrl import files
 from masrl.errors import InputError
 from masrl.files import write_atomic, write_if_changed  # noqa: F401 - moved to masrl.files; kept for callers not yet switched
 
@@ -110,15 +114,42 @@ _StrictLoader.add_constructor("tag:yaml.org,2002:seq", _StrictLoader.construct_s
 _StrictLoader.add_constructor("tag:yaml.org,2002:timestamp", _StrictLoader.construct_yaml_str)
 _StrictLoader.add_constructor(None, _undefined)
 
-# YAML 1.2 booleans only, and no implicit timestamps.
+# Numbers longer than this are refused: int() of 4,300+ digits raises, and no field needs them.
+MAX_NUMBER_LENGTH = 50
+
+
+def _construct_int(loader, node):
+    text = loader.construct_scalar(node)
+    if len(text) > MAX_NUMBER_LENGTH:
+        raise YamlError(f"the number on this line has {len(text)} digits", node.start_mark.line + 1,
+                        f"write at most {MAX_NUMBER_LENGTH} digits, or quote it to make it text")
+    return int(text)
+
+
+def _construct_float(loader, node):
+    text = loader.construct_scalar(node)
+    if len(text) > MAX_NUMBER_LENGTH:
+        raise YamlError(f"the number on this line has {len(text)} characters", node.start_mark.line + 1,
+                        f"write at most {MAX_NUMBER_LENGTH}, or quote it to make it text")
+    return float(text)
+
+
+_StrictLoader.add_constructor("tag:yaml.org,2002:int", _construct_int)
+_StrictLoader.add_constructor("tag:yaml.org,2002:float", _construct_float)
+
+# YAML 1.2 booleans only, no implicit timestamps, and numbers in plain decimal only: YAML 1.1
+# would read 0x7EA, 2_026, 0o17 or 1:30 (base 60) as whole numbers, and .inf/.nan as floats.
+_REPLACED = ("tag:yaml.org,2002:bool", "tag:yaml.org,2002:timestamp", "tag:yaml.org,2002:int", "tag:yaml.org,2002:float")
 _StrictLoader.yaml_implicit_resolvers = {
-    first: [
-        (tag, regexp)
-        for tag, regexp in resolvers
-        if tag not in ("tag:yaml.org,2002:bool", "tag:yaml.org,2002:timestamp")
-    ]
+    first: [(tag, regexp) for tag, regexp in resolvers if tag not in _REPLACED]
     for first, resolvers in yaml.SafeLoader.yaml_implicit_resolvers.items()
 }
+_StrictLoader.add_implicit_resolver("tag:yaml.org,2002:int", re.compile(r"^[-+]?[0-9]+$"), list("-+0123456789"))
+_StrictLoader.add_implicit_resolver(
+    "tag:yaml.org,2002:float",
+    re.compile(r"^[-+]?(?:[0-9]+\.[0-9]*|\.[0-9]+|[0-9]+(?:\.[0-9]*)?[eE][-+]?[0-9]+)$"),
+    list("-+.0123456789"),
+)
 _StrictLoader.add_implicit_resolver(
     "tag:yaml.org,2002:bool",
     re.compile(r"^(?:true|True|TRUE|false|False|FALSE)$"),
@@ -126,8 +157,37 @@ _StrictLoader.add_implicit_resolver(
 )
 
 
+# Deepest nesting of mappings and lists accepted; masrl's own files nest at most 4 levels.
+MAX_DEPTH = 100
+
+
+def _nesting_bound(text: str) -> int:
+    """An upper bound on the nesting depth, found without parsing: every level of a block mapping
+    starts on its own line, and every list or flow mapping needs a '-', '[', '{' or '?'."""
+    return text.count("\n") + text.count("-") + text.count("[") + text.count("{") + text.count("?") + 1
+
+
+def check_depth(text: str, limit: int = MAX_DEPTH) -> None:
+    """Raise YamlError at the line where nesting passes ``limit``; parsing events is iterative."""
+    if _nesting_bound(text) <= limit:
+        return
+    depth = 0
+    try:
+        for event in yaml.parse(text, Loader=_BaseLoader):
+            if isinstance(event, yaml.MappingStartEvent | yaml.SequenceStartEvent):
+                depth += 1
+                if depth > limit:
+                    raise YamlError(f"the data nests deeper than {limit} levels", event.start_mark.line + 1,
+                                    "flatten the structure; masrl data files need only a few levels")
+            elif isinstance(event, yaml.MappingEndEvent | yaml.SequenceEndEvent):
+                depth -= 1
+    except yaml.YAMLError:
+        return  # a syntax error; the loader reports it with its line
+
+
 def loads(text: str) -> Any:
     """Parse one YAML document strictly; raises YamlError with a line number."""
+    check_depth(text)
     try:
         return yaml.load(text, Loader=_StrictLoader)  # noqa: S506 - _StrictLoader is a safe loader
     except YamlError:
@@ -145,12 +205,19 @@ def loads(text: str) -> Any:
         raise YamlError("invalid YAML: nesting is too deep") from exc
 
 
-def load_file(path: Path) -> Any:
-    """Read and parse a YAML file; undecodable bytes are a YamlError too."""
+def load_file(path: Path, root: Path | None = None) -> Any:
+    """Read and parse a YAML file; undecodable bytes are a YamlError too.
+
+    Only a regular file inside ``root`` (default: the file's own folder) is read; a missing file
+    raises FileNotFoundError as before.
+    """
+    path = Path(path)
+    if not path.exists() and not path.is_symlink():
+        raise FileNotFoundError(2, "No such file or directory", str(path))
     try:
-        text = path.read_text(encoding="utf-8")
-    except UnicodeDecodeError as exc:
-        raise YamlError("the file is not valid UTF-8 text", None, "save the file as UTF-8") from exc
+        text = files.read_regular_text(path, root if root is not None else path.absolute().parent)
+    except InputError as exc:
+        raise YamlError(exc.message, None, exc.hint) from exc
     return loads(text)
 
 
@@ -166,6 +233,12 @@ def _represent_str(dumper, value: str):
     return dumper.represent_scalar("tag:yaml.org,2002:str", value, style=style)
 
 
+# A string is quoted when either masrl's reader or a YAML 1.1 reader would take it for another
+# type ('1e3', '0x7EA', 'yes'), so what is written reads back as the same string everywhere.
+_Dumper.yaml_implicit_resolvers = {
+    first: [*yaml.SafeDumper.yaml_implicit_resolvers.get(first, []), *_StrictLoader.yaml_implicit_resolvers.get(first, [])]
+    for first in {*yaml.SafeDumper.yaml_implicit_resolvers, *_StrictLoader.yaml_implicit_resolvers}
+}
 _Dumper.add_representer(str, _represent_str)
 _Dumper.add_representer(LineDict, _Dumper.represent_dict)
 _Dumper.add_representer(LineList, _Dumper.represent_list)

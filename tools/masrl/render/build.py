@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 from masrl.model import schemas
 from masrl.model.records import Corpus, Project, load_corpus
-from masrl.files import write_if_changed
+from masrl.files import read_regular_bytes, write_if_changed
 
 Generated = dict[str, bytes]
 Generator = Callable[[Corpus], Generated]
@@ -76,7 +76,7 @@ def check(project: Project) -> list[StaleFile]:
     stale = []
     for rel, content in generate_all(corpus).items():
         target = project.root / rel
-        current = target.read_bytes() if target.exists() else None
+        current = read_regular_bytes(target, root=project.root) if target.exists() or target.is_symlink() else None
         if current != content:
             stale.append(StaleFile(rel, _diff(rel, current, content)))
     return stale
