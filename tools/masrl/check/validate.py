@@ -17,6 +17,7 @@ from pathlib import Path
 
 from masrl.check.layout import stray_files
 from masrl.check.rules import unknown_rule_fields
+from masrl.check.text import forbidden_characters
 from masrl.model import identifiers as ids
 from masrl.model.records import (
     ENTRY_FIELDS,
@@ -350,6 +351,8 @@ def _check_file(record: RawRecord, rel: str, taxonomy: Taxonomy, specs, problems
     first_new = len(problems)
     checker = _RecordChecker(record, rel, taxonomy, problems, allow_placeholders)
     checker.check_fields(specs)
+    for keys, message in forbidden_characters(record.data):
+        checker.add(keys, message, "delete the character; it can disguise text in a terminal or on the site", "control-character")
     if specs is ENTRY_FIELDS:
         checker.check_rules()
     # Only this file's problems are scanned, so checking many files stays linear.

@@ -23,6 +23,7 @@ import requests
 from lxml import etree
 from requests.adapters import HTTPAdapter
 
+from masrl.check.text import strip_controls
 from masrl.errors import RemoteError
 from masrl.model import identifiers as ids
 
@@ -193,6 +194,7 @@ def _clean(text: str | None) -> str | None:
     if text is None:
         return None
     text = " ".join(unicodedata.normalize("NFC", text).split())
+    text = strip_controls(text)  # an ESC or bidi override in a feed never reaches a file or a terminal
     return text or None
 
 

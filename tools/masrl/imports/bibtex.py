@@ -221,6 +221,9 @@ def plan_bib_import(path: Path, project: Project, force: bool = False) -> BibImp
     except InputError as exc:
         raise BibtexError(path, [str(exc)]) from exc
     records = parse_bibtex(text, str(path))
+    if not records:
+        what = "is empty" if not text.strip() else "holds no @type{key, ...} entry that BibTeX tools would read"
+        raise BibtexError(path, [f"{path}: the file {what}; nothing to import"])
     problems = [f"{path}:{r.line}: entry '{r.bib_key}' has no title" for r in records if not r.title]
     if problems:
         raise BibtexError(path, problems)

@@ -19,6 +19,7 @@ from masrl.exports.csv import (
     PAPERS_HEADER,
     PAPERS_HEADER_WITHOUT_SUMMARY,
     UNKNOWN_AFFILIATION,
+    restore_cell,
 )
 from masrl.model import identifiers as ids
 from masrl.model import yamlio
@@ -172,7 +173,7 @@ def read_layout(path: Path) -> tuple[str, list[tuple[int, dict[str, str]]]]:
         line = reader.line_num
         if None in row or any(v is None for v in row.values()):
             raise CsvLayoutError(path, [f"{path}:{line}: the row has a different number of columns than the header"])
-        rows.append((line, row))
+        rows.append((line, {name: restore_cell(value) for name, value in row.items()}))
     return kind, rows
 
 

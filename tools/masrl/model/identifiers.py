@@ -11,7 +11,10 @@ from rapidfuzz import fuzz
 ARXIV_NEW = re.compile(r"^(?P<yy>\d{2})(?P<mm>0[1-9]|1[0-2])\.\d{4,5}(?:v\d+)?$")
 # Old style: archive(.SUBJ)/YYMMNNN, e.g. hep-th/9901001 or math.GT/0309136.
 ARXIV_OLD = re.compile(r"^[a-z]+(?:-[a-z]+)*(?:\.[A-Z]{2})?/\d{2}(?:0[1-9]|1[0-2])\d{3}(?:v\d+)?$")
-DOI = re.compile(r"^10\.\d{4,9}/\S+$")
+# No braces, backslashes or quotes: they would break out of a BibTeX field or an HTML attribute.
+DOI = re.compile(r"^10\.\d{4,9}/[^\s{}\\\"<>\x00-\x1f\x7f]+\Z")
+# Characters RFC 3986 never allows unencoded, and that would break out of a BibTeX field.
+URL_FORBIDDEN = re.compile(r"[{}\\\"<>^`|\x00-\x1f\x7f]")
 OPENREVIEW = re.compile(r"^[A-Za-z0-9_-]{8,16}$")
 ACL = re.compile(r"^(?:\d{4}\.[a-z0-9]+-[a-z0-9]+\.\d+|[A-Z]\d{2}-\d{4})$")
 GITHUB = re.compile(r"^[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+$")
@@ -35,7 +38,7 @@ def check_file_stem(value, kind: str = "key") -> str | None:
     return None
 
 
-ARXIV_URL = re.compile(r"arxiv\.org/(?:abs|pdf)/(?P<id>[^?#\s]+?)(?:\.pdf)?/?$", re.I)
+ARXIV_URL = re.compile(r"arxiv\.org/(?:abs|pdf)/(?P<id>[^?#\s]+?)(?:\.pdf)?/?(?:[?#]\S*)?$", re.I)
 OPENREVIEW_URL = re.compile(r"openreview\.net/(?:forum|pdf)\?id=(?P<id>[A-Za-z0-9_-]+)", re.I)
 
 
@@ -75,6 +78,9 @@ def check_url(url: str) -> str | None:
         return "is empty"
     if url != url.strip() or any(c.isspace() for c in url):
         return "contains white space"
+    forbidden = URL_FORBIDDEN.search(url)
+    if forbidden:
+        return f"contains {forbidden.group()!r}, which a link may not hold unencoded (write it as %{ord(forbidden.group()):02X})"
     try:
         parsed = urlparse(url)
         parsed.hostname  # noqa: B018 - raises on a malformed IPv6 host
