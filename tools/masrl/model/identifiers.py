@@ -12,7 +12,7 @@ ARXIV_NEW = re.compile(r"^(?P<yy>\d{2})(?P<mm>0[1-9]|1[0-2])\.\d{4,5}(?:v\d+)?$"
 # Old style: archive(.SUBJ)/YYMMNNN, e.g. hep-th/9901001 or math.GT/0309136.
 ARXIV_OLD = re.compile(r"^[a-z]+(?:-[a-z]+)*(?:\.[A-Z]{2})?/\d{2}(?:0[1-9]|1[0-2])\d{3}(?:v\d+)?$")
 # No braces, backslashes or quotes: they would break out of a BibTeX field or an HTML attribute.
-DOI = re.compile(r"^10\.\d{4,9}/[^\s{}\\\"<>\x00-\x1f\x7f]+\Z")
+DOI = re.compile(r"^10\.\d{4,9}/[^\s{}\\\"<>\x00-\x1f\x7f]+$")
 # Characters RFC 3986 never allows unencoded, and that would break out of a BibTeX field.
 URL_FORBIDDEN = re.compile(r"[{}\\\"<>^`|\x00-\x1f\x7f]")
 OPENREVIEW = re.compile(r"^[A-Za-z0-9_-]{8,16}$")
