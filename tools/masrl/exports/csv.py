@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import csv
 import io
+import json
 import re
 
 from masrl.model.records import (
@@ -25,6 +26,13 @@ PAPERS_HEADER = (
 )
 # The published pool ships without one_liner; both forms are read.
 PAPERS_HEADER_WITHOUT_SUMMARY = tuple(c for c in PAPERS_HEADER if c != "one_liner")
+# Columns masrl adds after the artifact's own, so that export -> import loses nothing. Tools that
+# read the artifact's columns by name are unaffected; authors is a JSON list (names hold commas).
+EXTRA_PAPERS_COLUMNS = (
+    "authors", "authors_complete", "doi", "openreview", "credit_mechanism", "sub_decisions",
+    "evidence_level", "evaluation_measures", "latest_version", "primary_category", "journal_ref",
+)
+FULL_PAPERS_HEADER = PAPERS_HEADER + EXTRA_PAPERS_COLUMNS
 EXCLUSIONS_HEADER = (
     "record_id", "source", "query_family", "screening_label", "identifier", "url",
     "date_screened", "stage", "exclusion_reason",
@@ -66,6 +74,17 @@ def entry_row(entry: Entry) -> dict[str, str]:
         "one_liner": entry.summary,
         "verified": entry.verified,
         "notes": entry.notes or "",
+        "authors": json.dumps(list(entry.authors), ensure_ascii=False),
+        "authors_complete": "true" if entry.authors_complete else "false",
+        "doi": entry.identifiers.get("doi") or "",
+        "openreview": entry.identifiers.get("openreview") or "",
+        "credit_mechanism": entry.credit_mechanism or NOT_APPLICABLE,
+        "sub_decisions": _joined(entry.sub_decisions),
+        "evidence_level": entry.evidence_level,
+        "evaluation_measures": _joined(entry.evaluation_measures),
+        "latest_version": entry.latest_version or "",
+        "primary_category": entry.primary_category or "",
+        "journal_ref": entry.journal_ref or "",
     }
 
 
@@ -113,7 +132,7 @@ def _render(header, rows) -> str:
 
 
 def papers_csv(entries: list[Entry]) -> str:
-    return _render(PAPERS_HEADER, [entry_row(e) for e in sorted(entries, key=lambda e: e.key)])
+    return _render(FULL_PAPERS_HEADER, [entry_row(e) for e in sorted(entries, key=lambda e: e.key)])
 
 
 def exclusions_csv(records: list[Exclusion], taxonomy: Taxonomy) -> str:

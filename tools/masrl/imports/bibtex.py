@@ -279,7 +279,8 @@ def _planned(target: Path, data: dict, force: bool) -> PlannedFile:
         merged = {name: current.get(name) for name in current}
         merged.update({name: data[name] for name in BIBLIOGRAPHIC_FIELDS})
         data = merged
-    text = yamlio.dumps(data, header=ENTRY_SCHEMA_LINE)
+    # Unchanged fields keep their text, comments included; the .bib file owns only the facts.
+    text = yamlio.update_text(current_text, data, header=ENTRY_SCHEMA_LINE)
     if text == current_text:
         return PlannedFile(target, text, "unchanged")
     changed = sorted(k for k in data if not isinstance(current, dict) or current.get(k) != data.get(k))

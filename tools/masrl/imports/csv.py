@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import csv
 import io
+import json
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -14,6 +15,8 @@ from masrl.errors import InputError, ProblemsError
 from masrl.exports.csv import (
     DOI_URL,
     EXCLUSIONS_HEADER,
+    EXTRA_PAPERS_COLUMNS,
+    FULL_PAPERS_HEADER,
     LIST_SEPARATOR,
     NOT_APPLICABLE,
     PAPERS_HEADER,
@@ -78,7 +81,8 @@ def latex_to_unicode(text: str) -> str:
 
 def entry_data_from_row(row: dict[str, str]) -> dict:
     """Corpus data for one papers.csv row; fields the layout lacks become placeholders."""
-    urls = [u.strip() for u in row["url"].split(";") if u.strip()]
+    # Links are separated by ' ; ' (or ';' right before the next link): a ';' inside a link stays.
+    urls = [u.strip() for u in re.split(r"\s+;\s+|;(?=\s*https?://)", row["url"]) if u.strip()]
     identifiers = {"arxiv": _optional(row["arxiv_id"]), "doi": None, "openreview": None}
     for url in urls:
         doi = DOI_URL.search(url)
@@ -115,7 +119,39 @@ def entry_data_from_row(row: dict[str, str]) -> dict:
         data["evaluation_measures"] = PLACEHOLDER
     data["summary"] = row.get("one_liner", "").strip() or PLACEHOLDER
     data["notes"] = row.get("notes", "").strip()
+    if "authors" in row:  # masrl's own export: every field is in the file
+        _apply_extra_columns(data, row)
     return data
+
+
+def _apply_extra_columns(data: dict, row: dict[str, str]) -> None:
+    try:
+        authors = json.loads(row["authors"])
+    except ValueError as exc:
+        raise ValueError(f"the authors cell is not a JSON list of names ({exc.msg})") from exc
+    if not isinstance(authors, list) or not all(isinstance(a, str) for a in authors):
+        raise ValueError("the authors cell must be a JSON list of names, e.g. [\"Doe, Jane\"]")
+    flag = row["authors_complete"].strip().lower()
+    if flag not in ("true", "false"):
+        raise ValueError(f"authors_complete {flag[:20]!r} must be true or false")
+    data["authors"] = authors or PLACEHOLDER
+    data["authors_complete"] = flag == "true"
+    data["identifiers"]["doi"] = _optional(row["doi"]) or None
+    data["identifiers"]["openreview"] = _optional(row["openreview"]) or None
+    data["credit_mechanism"] = _optional(row["credit_mechanism"])
+    data["sub_decisions"] = _split(row["sub_decisions"])
+    data["evidence_level"] = row["evidence_level"].strip() or PLACEHOLDER
+    measures = _split(row["evaluation_measures"])
+    if measures or data["category"] == "benchmark":
+        data["evaluation_measures"] = measures
+    else:
+        data.pop("evaluation_measures", None)
+    # Ordered like the entry fields, optional arXiv facts last and only when present.
+    summary, notes = data.pop("summary"), data.pop("notes")
+    data["summary"], data["notes"] = summary, notes
+    for name in ("latest_version", "primary_category", "journal_ref"):
+        if row[name].strip():
+            data[name] = row[name].strip()
 
 
 def exclusion_data_from_row(row: dict[str, str], taxonomy: Taxonomy) -> dict:
@@ -155,7 +191,7 @@ def read_layout(path: Path) -> tuple[str, list[tuple[int, dict[str, str]]]]:
         raise CsvLayoutError(path, [str(exc)]) from exc
     reader = csv.DictReader(io.StringIO(text, newline=""))
     header = tuple(reader.fieldnames or ())
-    if header in (PAPERS_HEADER, PAPERS_HEADER_WITHOUT_SUMMARY):
+    if header in (PAPERS_HEADER, PAPERS_HEADER_WITHOUT_SUMMARY, FULL_PAPERS_HEADER):
         kind = "papers"
     elif header == EXCLUSIONS_HEADER:
         kind = "exclusions"
@@ -164,7 +200,8 @@ def read_layout(path: Path) -> tuple[str, list[tuple[int, dict[str, str]]]]:
             path,
             [
                 f"{path}:1: the header matches neither artifact layout",
-                "  papers:     " + ",".join(PAPERS_HEADER) + "  (one_liner may be absent)",
+                "  papers:     " + ",".join(PAPERS_HEADER) + "  (one_liner may be absent; masrl's columns "
+                + ",".join(EXTRA_PAPERS_COLUMNS) + " may follow)",
                 "  exclusions: " + ",".join(EXCLUSIONS_HEADER),
             ],
         )
@@ -203,16 +240,18 @@ def plan_import(path: Path, project: Project, force: bool = False) -> ImportPlan
             problems.append(f"{path}:{line}: key '{name}' repeats the row on line {seen[name]}")
             continue
         seen[name] = line
-        planned.append(_planned_file(target, yamlio.dumps(data, header=header), force))
+        planned.append(_planned_file(target, yamlio.dumps(data, header=header), force, data, header))
     if problems:
         raise CsvLayoutError(path, problems)
     return ImportPlan(kind, planned, project.root)
 
 
-def _planned_file(target: Path, text: str, force: bool) -> PlannedFile:
-    if not target.exists():
+def _planned_file(target: Path, text: str, force: bool, data: dict | None = None, header: str | None = None) -> PlannedFile:
+    if not target.exists() and not target.is_symlink():
         return PlannedFile(target, text, "create")
     current = read_regular_text(target, root=target.parent)
+    if data is not None:  # keep hand-written comments and fields the CSV does not hold
+        text = yamlio.update_text(current, data, header=header)
     if current == text:
         return PlannedFile(target, text, "unchanged")
     changed = _changed_fields(current, text)

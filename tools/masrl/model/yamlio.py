@@ -256,3 +256,72 @@ def dumps(data: Any, header: str | None = None) -> str:
         indent=2,
     )
     return (header + "\n" if header else "") + body
+
+
+def _is_trivia(line: str) -> bool:
+    """A blank or comment-only line: it belongs to the field that follows it."""
+    stripped = line.strip()
+    return not stripped or stripped.startswith("#")
+
+
+def update_text(old_text: str, new_data: dict, header: str | None = None) -> str:
+    """``new_data`` written over a file that held ``old_text``, keeping by hand what is unchanged.
+
+    Every top-level field whose value is unchanged keeps its exact text (end-of-line comments,
+    quoting, folding); comment lines stay in front of the field they precede; fields the file
+    has and ``new_data`` lacks are kept. Only changed or new fields are written afresh. When the
+    old text is not a readable mapping, or the splice would not read back as the intended data,
+    the file is written afresh from ``new_data``.
+    """
+    fresh = dumps(new_data, header=header)
+    try:
+        old = loads(old_text)
+    except YamlError:
+        return fresh
+    if not isinstance(old, LineDict) or not old:
+        return fresh
+    lines = old_text.splitlines(keepends=True)
+    starts = sorted((old.key_lines[key], key) for key in old)
+    if len({line for line, _ in starts}) != len(starts):
+        return fresh  # flow style: several keys on one line
+    blocks: dict[str, tuple[str, str]] = {}  # key -> (leading trivia, the field's own lines)
+    preamble_end = starts[0][0] - 1
+    while preamble_end > 0 and _is_trivia(lines[preamble_end - 1]) and not lines[preamble_end - 1].startswith("# yaml-language-server"):
+        preamble_end -= 1
+    preamble = "".join(lines[:preamble_end])
+    for index, (line, key) in enumerate(starts):
+        begin = line - 1
+        end = starts[index + 1][0] - 1 if index + 1 < len(starts) else len(lines)
+        body_end = end
+        while body_end > begin + 1 and _is_trivia(lines[body_end - 1]) and index + 1 < len(starts):
+            body_end -= 1
+        lead_begin = begin
+        while lead_begin > (preamble_end if index == 0 else starts[index - 1][0]) and _is_trivia(lines[lead_begin - 1]):
+            lead_begin -= 1
+        blocks[key] = ("".join(lines[lead_begin:begin]) if index else "".join(lines[preamble_end:begin]),
+                       "".join(lines[begin:body_end]))
+    # The file's own order; a new field goes after the field it follows in new_data.
+    order = list(old)
+    previous = None
+    for key in new_data:
+        if key not in order:
+            order.insert(order.index(previous) + 1 if previous is not None else 0, key)
+        previous = key
+    merged = {key: new_data[key] if key in new_data else old[key] for key in order}
+    parts = [preamble if preamble else (header + "\n" if header else "")]
+    for key, value in merged.items():
+        if key in blocks:
+            lead, body = blocks[key]
+            if old[key] == value:
+                parts.append(lead + (body if body.endswith("\n") else body + "\n"))
+                continue
+            parts.append(lead + dumps({key: value}))
+        else:
+            parts.append(dumps({key: value}))
+    text = "".join(parts)
+    try:
+        if loads(text) != merged:
+            return dumps(merged, header=header)
+    except YamlError:
+        return dumps(merged, header=header)
+    return text
