@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import secrets
 import stat
 import tempfile
 from pathlib import Path
@@ -141,3 +142,42 @@ def read_regular_text(path: Path, root: Path | None = None, encoding: str = "utf
     except UnicodeDecodeError as exc:
         raise InputError(f"the file is not valid UTF-8 text (byte {exc.start})", path=path,
                          hint="save the file as UTF-8") from exc
+
+
+def write_many(items: list[tuple[Path, str | bytes]], root: Path) -> None:
+    """write_atomic for many files (a bulk import): each folder is checked once, each target by
+    one lstat; a target that is a symlink takes the full write_atomic path."""
+    root = Path(root).resolve()
+    checked: dict[Path, Path] = {}
+    for path, content in items:
+        path = Path(path).absolute()
+        folder = checked.get(path.parent)
+        if folder is None:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            folder = resolve_target(path.parent / ".masrl-probe", root).parent
+            checked[path.parent] = folder
+        target = folder / path.name
+        try:
+            info = os.lstat(target)
+        except FileNotFoundError:
+            info = None
+        if info is not None and stat.S_ISLNK(info.st_mode):
+            write_atomic(path, content, root=root)
+            continue
+        if info is not None and not stat.S_ISREG(info.st_mode):
+            raise UnsafeWriteError("refusing to replace it: it is not a regular file", path=path,
+                                   hint="write to a regular file instead")
+        data = content.encode("utf-8") if isinstance(content, str) else content
+        temporary = folder / f".{path.name}.{secrets.token_hex(8)}.tmp"
+        # O_EXCL | O_NOFOLLOW: a name planted in the meantime makes this fail rather than follow it.
+        descriptor = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0), 0o666)
+        try:
+            with os.fdopen(descriptor, "wb") as handle:
+                handle.write(data)
+            if info is not None:
+                os.chmod(temporary, stat.S_IMODE(info.st_mode))
+            os.replace(temporary, target)
+        except BaseException:
+            with contextlib.suppress(OSError):
+                os.unlink(temporary)
+            raise

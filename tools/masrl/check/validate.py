@@ -18,6 +18,7 @@ from pathlib import Path
 from masrl.check.layout import stray_files
 from masrl.check.rules import unknown_rule_fields
 from masrl.check.text import forbidden_characters
+from masrl.check.titles import OVERRIDES_FILE, load_overrides, similar_title_pairs
 from masrl.model import identifiers as ids
 from masrl.model.records import (
     ENTRY_FIELDS,
@@ -359,7 +360,8 @@ def _check_file(record: RawRecord, rel: str, taxonomy: Taxonomy, specs, problems
     return not any(p.severity == "error" for p in problems[first_new:])
 
 
-def _duplicate_problems(items: list[tuple[str, RawRecord, str]], problems: list[Problem]) -> None:
+def _duplicate_problems(items: list[tuple[str, RawRecord, str]], problems: list[Problem],
+                        distinct: set[frozenset[str]] = frozenset()) -> None:
     """Same key, same identifier or near-identical title across all records.
 
     items: (relative path, record, its key or record id).
@@ -401,39 +403,18 @@ def _duplicate_problems(items: list[tuple[str, RawRecord, str]], problems: list[
                         f"the same paper ({identity}) is already recorded in {distinct[0]}",
                         "keep one record: a paper is either retained or excluded, once", "error", "duplicate-paper")
             )
-    for first, second in _similar_titles(titles):
+    for first, second in similar_title_pairs(titles):
+        if frozenset((first[2].path.stem, second[2].path.stem)) in distinct:
+            continue  # recorded in distinct_papers.yaml as different papers
         pair = (first[1], second[1])
         if pair in reported or (pair[1], pair[0]) in reported:
             continue
         reported.add(pair)
         problems.append(
             Problem(second[1], second[2].line_of("title"), f"title is near-identical to the one in {first[1]}",
-                    "if this is the same paper, keep one record; otherwise make the titles distinguishable", "error", "duplicate-title")
+                    "if this is the same paper, keep one record; if not, record the pair under different_papers in "
+                    f"{OVERRIDES_FILE}: [{first[2].path.stem}, {second[2].path.stem}]", "error", "duplicate-title")
         )
-
-
-def _similar_titles(titles):
-    """Pairs of near-identical titles. Blocking on a title's first and last 12 characters keeps
-    this linear: near-identical titles almost always agree at one end."""
-    blocks: dict[str, list] = defaultdict(list)
-    for item in titles:
-        norm = item[0]
-        if not norm:
-            continue
-        blocks["^" + norm[:12]].append(item)
-        blocks["$" + norm[-12:]].append(item)
-    seen = set()
-    for members in blocks.values():
-        if len(members) < 2:
-            continue
-        for i, a in enumerate(members):
-            for b in members[i + 1 :]:
-                pair = tuple(sorted((a[1], b[1])))
-                if pair in seen or a[1] == b[1]:
-                    continue
-                if ids.same_title(a[0], b[0]):
-                    seen.add(pair)
-                    yield (a, b) if a[1] < b[1] else (b, a)
 
 
 def validate_project(project: Project, allow_placeholders: bool = False) -> Report:
@@ -457,7 +438,9 @@ def validate_project(project: Project, allow_placeholders: bool = False) -> Repo
             if isinstance(record.data, dict):
                 key = record.data.get(key_field)
                 identity_items.append((rel, record, str(key) if key is not None else record.path.stem))
-    _duplicate_problems(identity_items, problems)
+    distinct, override_problems = load_overrides(project.root)
+    problems += [Problem(OVERRIDES_FILE, line, message, "", "error", "overrides") for line, message in override_problems]
+    _duplicate_problems(identity_items, problems, distinct)
     for found in (*stray_files(project), *unknown_rule_fields(taxonomy, {s.name for s in ENTRY_FIELDS}, project)):
         problems.append(Problem(*found))
     if not files_read:

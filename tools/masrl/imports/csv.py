@@ -33,7 +33,7 @@ from masrl.model.records import (
     Project,
 )
 from masrl.model.taxonomy import Taxonomy
-from masrl.files import read_regular_text, write_atomic
+from masrl.files import read_regular_text, write_atomic, write_many
 
 
 @dataclass
@@ -269,10 +269,13 @@ def _changed_fields(old_text: str, new_text: str) -> list[str]:
 
 
 def apply_plan(plan: ImportPlan) -> None:
-    root = plan.root if plan.root is not None else None
-    for planned in plan.files:
-        if planned.status in ("create", "update"):
-            write_atomic(planned.path, planned.text, root=root)
+    """Write every created or updated file; nothing outside the checkout, nothing but regular files."""
+    writes = [(planned.path, planned.text) for planned in plan.files if planned.status in ("create", "update")]
+    if plan.root is not None:
+        write_many(writes, plan.root)
+    else:
+        for path, text in writes:
+            write_atomic(path, text)
 
 
 class CsvLayoutError(ProblemsError):

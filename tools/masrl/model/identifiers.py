@@ -152,6 +152,30 @@ def normalize_title(title: str) -> str:
 TITLE_SIMILARITY = 95  # rapidfuzz ratio at or above which two titles count as the same paper
 
 
+_ROMAN = {"ii", "iii", "iv", "vi", "vii", "viii", "ix", "xi", "xii"}
+_SERIES_WORDS = {"part", "volume", "vol", "chapter", "phase", "stage", "round", "season", "episode", "book"}
+
+
+def distinguishing_tokens(normalized: str) -> list[str]:
+    """Numbers and version tokens of a normalised title: 'qwen3', '2', 'v2', 'ii', 'part i'.
+
+    Titles that differ in these name different papers (Qwen2 vs Qwen3, Llama 2 vs Llama 3,
+    Part I vs Part II) however similar the rest is.
+    """
+    words = normalized.split()
+    tokens = []
+    for index, word in enumerate(words):
+        if any(c.isdigit() for c in word) or word in _ROMAN:
+            tokens.append(word)
+        elif word in ("i", "v", "x") and index and words[index - 1] in _SERIES_WORDS:
+            tokens.append(word)
+    return sorted(tokens)
+
+
 def same_title(first: str, second: str) -> bool:
     """Whether two titles, already passed through normalize_title, name the same paper."""
-    return first == second or fuzz.ratio(first, second) >= TITLE_SIMILARITY
+    if first == second:
+        return True
+    if distinguishing_tokens(first) != distinguishing_tokens(second):
+        return False
+    return fuzz.ratio(first, second) >= TITLE_SIMILARITY
