@@ -361,7 +361,7 @@ def _check_file(record: RawRecord, rel: str, taxonomy: Taxonomy, specs, problems
 
 
 def _duplicate_problems(items: list[tuple[str, RawRecord, str]], problems: list[Problem],
-                        distinct: set[frozenset[str]] = frozenset()) -> None:
+                        different_papers: set[frozenset[str]] = frozenset()) -> None:
     """Same key, same identifier or near-identical title across all records.
 
     items: (relative path, record, its key or record id).
@@ -404,7 +404,7 @@ def _duplicate_problems(items: list[tuple[str, RawRecord, str]], problems: list[
                         "keep one record: a paper is either retained or excluded, once", "error", "duplicate-paper")
             )
     for first, second in similar_title_pairs(titles):
-        if frozenset((first[2].path.stem, second[2].path.stem)) in distinct:
+        if frozenset((first[2].path.stem, second[2].path.stem)) in different_papers:
             continue  # recorded in distinct_papers.yaml as different papers
         pair = (first[1], second[1])
         if pair in reported or (pair[1], pair[0]) in reported:
@@ -438,9 +438,9 @@ def validate_project(project: Project, allow_placeholders: bool = False) -> Repo
             if isinstance(record.data, dict):
                 key = record.data.get(key_field)
                 identity_items.append((rel, record, str(key) if key is not None else record.path.stem))
-    distinct, override_problems = load_overrides(project.root)
+    different_papers, override_problems = load_overrides(project.root)
     problems += [Problem(OVERRIDES_FILE, line, message, "", "error", "overrides") for line, message in override_problems]
-    _duplicate_problems(identity_items, problems, distinct)
+    _duplicate_problems(identity_items, problems, different_papers)
     for found in (*stray_files(project), *unknown_rule_fields(taxonomy, {s.name for s in ENTRY_FIELDS}, project)):
         problems.append(Problem(*found))
     if not files_read:
