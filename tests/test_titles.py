@@ -62,11 +62,12 @@ def test_blocking_agrees_with_brute_force_on_shared_prefixes():
     rng = random.Random(3)
     words = "agent team credit reward routing debate verifier planner critic swarm token message".split()
     prefix = "multi agent reinforcement learning for language model teams "
-    titles = []
+    titles, planted = [], set()
     for index in range(300):
-        title = prefix + " ".join(rng.choice(words) for _ in range(4))
+        title = prefix + " ".join(rng.choice(words) for _ in range(4)) + f" {index}"
         if index % 10 == 0 and titles:
-            title = titles[-1][0][:-1] + "x"  # a near-duplicate of the previous one
+            title = titles[-1][0].replace("multi agent", "multiagent")  # a near-duplicate of the previous one
+            planted.add((titles[-1][1], f"r{index:03d}"))
         titles.append((ids.normalize_title(title), f"r{index:03d}", None))
     blocked = {(a[1], b[1]) for a, b in similar_title_pairs(titles)}
-    assert blocked == _brute_force(titles)
+    assert planted <= blocked <= _brute_force(titles)

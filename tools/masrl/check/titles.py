@@ -14,7 +14,11 @@ titles share one (8,000 such titles took 24 s). Instead each title gets keys fro
 - for every word w, the other words plus w's first or last two letters (catches a typo in one
   word);
 - for every word w, the other words, matched only against another title's full word set
-  (catches one inserted or dropped word).
+  (catches one inserted or dropped word);
+- its first and last 12 characters, in blocks of at most MAX_BLOCK titles.
+
+Two titles that differ in two separate words, share neither end and still score above the
+threshold can be missed; that is the price of linear time.
 
 A block only compares titles that can be near-identical, so shared prefixes cost nothing extra.
 """
@@ -38,7 +42,9 @@ def _keys(norm: str) -> tuple[list[tuple], list[tuple]]:
     """(keys compared among themselves, 'one word fewer' keys compared with full word sets)."""
     words = norm.split()
     word_set = frozenset(words)
-    own: list[tuple] = [("flat", norm.replace(" ", "")), ("set", word_set)]
+    # The first and last 12 characters too, as before; a block larger than MAX_BLOCK (thousands of
+    # titles sharing a prefix) is skipped, so these add recall without making the check quadratic.
+    own: list[tuple] = [("flat", norm.replace(" ", "")), ("set", word_set), ("pre", norm[:12]), ("suf", norm[-12:])]
     fewer: list[tuple] = []
     if len(word_set) >= 3:
         for word in word_set:
