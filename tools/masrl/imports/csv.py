@@ -5,6 +5,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+import os
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -219,14 +220,16 @@ def plan_import(path: Path, project: Project, force: bool = False) -> ImportPlan
     kind, rows = read_layout(path)
     taxonomy = project.taxonomy()
     problems, planned, seen = [], [], {}
+    folder = project.corpus_dir if kind == "papers" else project.exclusions_dir
+    present = set(os.listdir(folder)) if folder.is_dir() else set()  # one listing, not a stat per row
     for line, row in rows:
         try:
             if kind == "papers":
                 data = entry_data_from_row(row)
-                name, folder, header = data["key"], project.corpus_dir, ENTRY_SCHEMA_LINE
+                name, header = data["key"], ENTRY_SCHEMA_LINE
             else:
                 data = exclusion_data_from_row(row, taxonomy)
-                name, folder, header = data["record_id"], project.exclusions_dir, EXCLUSION_SCHEMA_LINE
+                name, header = data["record_id"], EXCLUSION_SCHEMA_LINE
         except ValueError as exc:
             problems.append(f"{path}:{line}: {exc}")
             continue
@@ -240,7 +243,11 @@ def plan_import(path: Path, project: Project, force: bool = False) -> ImportPlan
             problems.append(f"{path}:{line}: key '{name}' repeats the row on line {seen[name]}")
             continue
         seen[name] = line
-        planned.append(_planned_file(target, yamlio.dumps(data, header=header), force, data, header))
+        text = yamlio.dumps(data, header=header)
+        if f"{name}.yaml" not in present:
+            planned.append(PlannedFile(target, text, "create"))
+        else:
+            planned.append(_planned_file(target, text, force, data, header))
     if problems:
         raise CsvLayoutError(path, problems)
     return ImportPlan(kind, planned, project.root)

@@ -14,6 +14,7 @@ Every mapping and list remembers the line of each key or item, for error message
 
 from __future__ import annotations
 
+import functools
 import re
 from pathlib import Path
 from typing import Any
@@ -267,10 +268,14 @@ def _plain(value: Any) -> str | None:
     if value == "":
         return "''"
     if _PLAIN.match(value) and "  " not in value and ": " not in value:
-        if _Dumper.resolve(_DUMPER_RESOLVER, yaml.ScalarNode, value, (True, False)) == "tag:yaml.org,2002:str":
-            return value
-        return f"'{value}'"  # would read back as a number, boolean or null: quoted
+        return value if _reads_as_text(value) else f"'{value}'"  # a number, boolean or null: quoted
     return None
+
+
+@functools.lru_cache(maxsize=65536)
+def _reads_as_text(value: str) -> bool:
+    """Whether a plain scalar reads back as a string (field names and tags repeat: cached)."""
+    return _Dumper.resolve(_DUMPER_RESOLVER, yaml.ScalarNode, value, (True, False)) == "tag:yaml.org,2002:str"
 
 
 def _fast_field(key: str, value: Any) -> str | None:
