@@ -2,7 +2,9 @@
 corpora of 1,000 / 5,000 / 10,000 entries, each measured in a fresh process.
 
 Targets (issue 2): real corpus under 0.5 s; cost linear in the number of entries, 10,000 under 10 s.
-Run:  python benchmarks/bench_validate.py [--sizes 1000 5000 10000]
+Issue 11 (adversarial shape): 10,000 entries whose titles share their first words validate within
+2x the time of 10,000 ordinary ones (the ratio is printed).
+Run:  python benchmarks/bench_validate.py [--sizes 1000 5000 10000] [--shared-prefix 10000]
 """
 
 from __future__ import annotations
@@ -19,7 +21,8 @@ from pathlib import Path
 REPO_ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO_ROOT / "tools"))
 
-from masrl import yamlio  # noqa: E402
+from masrl.files import write_atomic  # noqa: E402
+from masrl.model import yamlio  # noqa: E402
 from masrl.model.records import ENTRY_SCHEMA_LINE
 
 # Run in a child process: time the whole command as a user runs it (import, load, validate, print).
@@ -71,15 +74,22 @@ def synthetic_entry(index: int, rng: random.Random) -> dict:
     }
 
 
-def make_corpus(root: Path, size: int) -> None:
+SHARED_PREFIX = "Multi Agent Reinforcement Learning for Language Model Teams:"
+
+
+def make_corpus(root: Path, size: int, shared_prefix: bool = False) -> None:
+    """shared_prefix: every title starts with the same long phrase (the adversarial shape that
+    made prefix blocking quadratic); the rest of each title still differs."""
     rng = random.Random(size)
     shutil.copytree(REPO_ROOT / "taxonomy", root / "taxonomy")
     for index in range(size):
         data = synthetic_entry(index, rng)
+        if shared_prefix:
+            data["title"] = f"{SHARED_PREFIX} {data['title']}"
         data["identifiers"]["arxiv"] = f"2601.{index:05d}"
         if data["year"] < 2026:
             data["year"] = 2026
-        yamlio.write_atomic(root / "corpus" / f"{data['key']}.yaml", yamlio.dumps(data, header=ENTRY_SCHEMA_LINE))
+        write_atomic(root / "corpus" / f"{data['key']}.yaml", yamlio.dumps(data, header=ENTRY_SCHEMA_LINE))
 
 
 def measure(root: Path, repeats: int = 3) -> dict:
@@ -94,6 +104,7 @@ def measure(root: Path, repeats: int = 3) -> dict:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", type=int, nargs="*", default=[1000, 5000, 10000])
+    parser.add_argument("--shared-prefix", type=int, default=10000, help="size of the shared-prefix case (0: skip)")
     args = parser.parse_args()
     rows = [("real corpus (116 records)", measure(REPO_ROOT), 116)]
     with tempfile.TemporaryDirectory() as scratch:
@@ -101,11 +112,27 @@ def main() -> None:
             root = Path(scratch) / f"synthetic-{size}"
             make_corpus(root, size)
             rows.append((f"synthetic {size:,} entries", measure(root), size))
+        shared = None
+        if args.shared_prefix:
+            root = Path(scratch) / "shared-prefix"
+            make_corpus(root, args.shared_prefix, shared_prefix=True)
+            shared = (f"shared prefix {args.shared_prefix:,}", measure(root), args.shared_prefix)
+            baseline = next((r for r in rows if r[2] == args.shared_prefix), None)
+            if baseline is None:
+                root = Path(scratch) / f"synthetic-{args.shared_prefix}"
+                make_corpus(root, args.shared_prefix)
+                baseline = (f"synthetic {args.shared_prefix:,} entries", measure(root), args.shared_prefix)
+                rows.append(baseline)
+            rows.append(shared)
     print(f"{'input':<28} {'seconds':>8} {'peak MiB':>9} {'ms/record':>10}  summary")
     for label, result, count in rows:
         print(f"{label:<28} {result['seconds']:>8.3f} {result['peak_mib']:>9.1f} {1000 * result['seconds'] / count:>10.3f}  {result['summary']}")
-    if len(rows) > 2:
-        small, large = rows[1], rows[-1]
+    if shared:
+        print(f"shared-prefix titles vs ordinary titles at {shared[2]:,} entries: "
+              f"{shared[1]['seconds'] / baseline[1]['seconds']:.2f}x (target: under 2x)")
+    ordinary = [r for r in rows[1:] if not r[0].startswith("shared")]
+    if len(ordinary) > 1:
+        small, large = ordinary[0], ordinary[-1]
         ratio = (large[1]["seconds"] / large[2]) / (small[1]["seconds"] / small[2])
         print(f"per-record cost at {large[2]:,} vs {small[2]:,} entries: {ratio:.2f}x (1.00x = perfectly linear)")
 

@@ -52,7 +52,7 @@ def entry_data(key: str = "alpha2025", /, **overrides) -> dict:
     data.update(overrides)
     if "sub_decision_evidence" not in overrides and isinstance(data.get("sub_decisions"), list) and data["sub_decisions"]:
         # Every O-tag carries one line of evidence, as validate expects.
-        evidence = {tag: f"The method learns decision {tag}." for tag in data["sub_decisions"] if tag != "TODO"}
+        evidence = {tag: f"The method learns decision {tag}." for tag in data["sub_decisions"] if isinstance(tag, str) and tag != "TODO"}
         data = {**{k: v for k, v in data.items() if k != "summary"}, "sub_decision_evidence": evidence, "summary": data["summary"]}
     for name in drop:
         data.pop(name, None)

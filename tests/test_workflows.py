@@ -61,13 +61,16 @@ def runs_of(workflow: dict) -> list[str]:
 
 
 @pytest.mark.parametrize("path", WORKFLOWS, ids=lambda p: p.name)
-def test_workflows_pin_action_majors_and_use_no_secrets(path):
+def test_workflows_pin_actions_by_commit_and_use_no_secrets(path):
     text = path.read_text(encoding="utf-8")
     workflow = load(path)
     assert not re.search(r"\$\{\{[^}]*\bsecrets\b", text), "workflows must not use secrets"
     assert "pull_request_target" not in workflow["on"]
     for action in uses_of(workflow):
-        assert re.fullmatch(r"actions/[a-z-]+@v\d+", action), action
+        # A tag can be moved to other code; a full commit SHA cannot. The tag stays as a comment.
+        assert re.fullmatch(r"actions/[a-z-]+@[0-9a-f]{40}", action), action
+    for line in (line for line in text.splitlines() if "uses:" in line):
+        assert re.search(r"@[0-9a-f]{40} # v\d+\.\d+\.\d+$", line), line
     assert workflow["permissions"] == {"contents": "read"}
     assert "group" in workflow["concurrency"]
     for job in workflow["jobs"].values():

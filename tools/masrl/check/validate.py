@@ -14,17 +14,20 @@ from collections import defaultdict
 from dataclasses import asdict, dataclass, field
 
 from masrl.annotations import github_annotation
+from masrl.check.layout import stray_files
+from masrl.check.rules import unknown_rule_fields
+from masrl.check.text import forbidden_characters
+from masrl.check.titles import OVERRIDES_FILE, load_overrides, similar_title_pairs
 from masrl.errors import MasrlError
 from masrl.model import identifiers as ids
+from masrl.model.identifiers import KEY_PATTERN, RECORD_ID_PATTERN
 from masrl.model.project import Corpus, Project, RawRecord, find_project, read_records
 from masrl.model.records import (
     DATE_PATTERN,
     EARLIEST_YEAR,
     EVIDENCE_OF,
     IDENTIFIER_KINDS,
-    KEY_PATTERN,
     PLACEHOLDER,
-    RECORD_ID_PATTERN,
     VERSION_PATTERN,
     FieldSpec,
     entry_from_data,
@@ -252,6 +255,8 @@ class _RecordChecker:
         seen = set()
         for index, item in enumerate(value):
             self._check_tag(spec, item, (spec.name, index))
+            if not isinstance(item, str | int | float | bool):
+                continue  # a list or mapping where a value belongs: reported as a type error above
             if item in seen:
                 self.add((spec.name, index), f"'{item}' is listed twice in '{spec.name}'", "remove the repeat", "repeat")
             seen.add(item)
@@ -394,13 +399,16 @@ def _check_file(record: RawRecord, rel: str, taxonomy: Taxonomy, specs, problems
     checker.specs = specs
     checker.check_fields(specs)
     checker.check_evidence_complete(specs)
+    for keys, message in forbidden_characters(record.data):
+        checker.add(keys, message, "delete the character; it can disguise text in a terminal or on the site", "control-character")
     if specs and specs[0].kind == "key":  # tag-combination rules are about entries
         checker.check_rules()
     # Only this file's problems are scanned, so checking many files stays linear.
     return not any(p.severity == "error" for p in problems[first_new:])
 
 
-def _duplicate_problems(items: list[tuple[str, RawRecord, str]], problems: list[Problem]) -> None:
+def _duplicate_problems(items: list[tuple[str, RawRecord, str]], problems: list[Problem],
+                        different_papers: set[frozenset[str]] = frozenset()) -> None:
     """Same key, same identifier or near-identical title across all records.
 
     items: (relative path, record, its key or record id).
@@ -442,39 +450,18 @@ def _duplicate_problems(items: list[tuple[str, RawRecord, str]], problems: list[
                         f"the same paper ({identity}) is already recorded in {distinct[0]}",
                         "keep one record: a paper is either retained or excluded, once", "error", "duplicate-paper")
             )
-    for first, second in _similar_titles(titles):
+    for first, second in similar_title_pairs(titles):
+        if frozenset((first[2].path.stem, second[2].path.stem)) in different_papers:
+            continue  # recorded in distinct_papers.yaml as different papers
         pair = (first[1], second[1])
         if pair in reported or (pair[1], pair[0]) in reported:
             continue
         reported.add(pair)
         problems.append(
             Problem(second[1], second[2].line_of("title"), f"title is near-identical to the one in {first[1]}",
-                    "if this is the same paper, keep one record; otherwise make the titles distinguishable", "error", "duplicate-title")
+                    "if this is the same paper, keep one record; if not, record the pair under different_papers in "
+                    f"{OVERRIDES_FILE}: [{first[2].path.stem}, {second[2].path.stem}]", "error", "duplicate-title")
         )
-
-
-def _similar_titles(titles):
-    """Pairs of near-identical titles. Blocking on a title's first and last 12 characters keeps
-    this linear: near-identical titles almost always agree at one end."""
-    blocks: dict[str, list] = defaultdict(list)
-    for item in titles:
-        norm = item[0]
-        if not norm:
-            continue
-        blocks["^" + norm[:12]].append(item)
-        blocks["$" + norm[-12:]].append(item)
-    seen = set()
-    for members in blocks.values():
-        if len(members) < 2:
-            continue
-        for i, a in enumerate(members):
-            for b in members[i + 1 :]:
-                pair = tuple(sorted((a[1], b[1])))
-                if pair in seen or a[1] == b[1]:
-                    continue
-                if ids.same_title(a[0], b[0]):
-                    seen.add(pair)
-                    yield (a, b) if a[1] < b[1] else (b, a)
 
 
 def validate_project(project: Project, allow_placeholders: bool = False) -> Report:
@@ -498,7 +485,11 @@ def validate_project(project: Project, allow_placeholders: bool = False) -> Repo
             if isinstance(record.data, dict):
                 key = record.data.get(key_field)
                 identity_items.append((rel, record, str(key) if key is not None else record.path.stem))
-    _duplicate_problems(identity_items, problems)
+    different_papers, override_problems = load_overrides(project.root)
+    problems += [Problem(OVERRIDES_FILE, line, message, "", "error", "overrides") for line, message in override_problems]
+    _duplicate_problems(identity_items, problems, different_papers)
+    for found in (*stray_files(project), *unknown_rule_fields(taxonomy, {s.name for s in entry_specs(taxonomy)}, project)):
+        problems.append(Problem(*found))
     if not files_read:
         problems.append(Problem(project.relative(project.root) or ".", 1, "no corpus/ or exclusions/ YAML files were found here", "run masrl from a corpus checkout or pass --root", "error", "no-data"))
     problems.sort(key=lambda p: (p.path, p.line, p.message))

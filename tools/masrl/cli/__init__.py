@@ -45,6 +45,7 @@ class LazyGroup(click.Group):
 
     def invoke(self, ctx):
         # Every error a user can cause ends here as one message and an exit code, never a traceback.
+        from masrl.check.text import terminal_safe
         from masrl.check.validate import CorpusInvalid
         from masrl.errors import MasrlError
         from masrl.model.taxonomy import TaxonomyError
@@ -52,13 +53,13 @@ class LazyGroup(click.Group):
         try:
             return super().invoke(ctx)
         except CorpusInvalid as exc:
-            click.echo(exc.report.render("text"), err=True)
+            click.echo(terminal_safe(exc.report.render("text")), err=True)
             sys.exit(exc.exit_code)
         except TaxonomyError as exc:
-            click.echo(f"error: taxonomy: {exc}", err=True)
+            click.echo(terminal_safe(f"error: taxonomy: {exc}"), err=True)
             sys.exit(exc.exit_code)
         except MasrlError as exc:
-            click.echo(f"error: {exc}", err=True)
+            click.echo(terminal_safe(f"error: {exc}"), err=True)
             sys.exit(exc.exit_code)
 
     def format_commands(self, ctx, formatter):
@@ -79,16 +80,18 @@ def load_or_exit(root: str | None, allow_placeholders: bool = False):
     try:
         return load_corpus(project_from(root), allow_placeholders=allow_placeholders)
     except CorpusInvalid as exc:
-        click.echo(exc.report.render("text"), err=True)
+        from masrl.check.text import terminal_safe
+
+        click.echo(terminal_safe(exc.report.render("text")), err=True)
         sys.exit(1)
 
 
 def emit(text: str, output: Path | None) -> None:
     """Write ``text`` to ``output`` (atomically) or to standard output."""
     if output:
-        from masrl.model.yamlio import write_atomic
+        from masrl.files import write_atomic
 
-        write_atomic(output, text)
+        write_atomic(output, text)  # refuses devices, folders and symlinks leading elsewhere
         click.echo(f"wrote {output}", err=True)
     else:
         click.echo(text, nl=False)

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import click
 
+from masrl.check.text import terminal_safe
 from masrl.cli import project_from, root_option
 from masrl.imports.arxiv import API_URL_ENV, DEFAULT_API_URL, ArxivLookupError, ArxivSettings
 
@@ -80,13 +81,13 @@ def add_command(reference, root, exclude, stage, reason, query_family, **arxiv):
         _fail("add", exc.message)
     except ArxivLookupError as exc:
         _fail("add", exc.message + "; nothing was written")
-    click.echo(_describe_added(project, result))
+    click.echo(terminal_safe(_describe_added(project, result)))  # arXiv's text is not ours to print raw
 
 
 def _describe_added(project, result) -> str:
     meta = result.metadata
     rel = project.relative(result.path)
-    authors = meta.authors[0].split(",")[0] + (" et al." if len(meta.authors) > 1 else "")
+    authors = (meta.authors[0].split(",")[0] + (" et al." if len(meta.authors) > 1 else "")) if meta.authors else "no authors listed"
     lines = [
         f"created {rel}",
         f"  {meta.title} ({authors}, {meta.year}; arXiv {meta.arxiv_id}{meta.version})",

@@ -70,14 +70,12 @@ def export_group() -> None:
 @export_group.command("csv")
 @root_option
 @click.option("--kind", type=click.Choice(["papers", "exclusions"]), default="papers", show_default=True)
-@click.option("--extended", is_flag=True,
-              help="Add a column for every tag field the artifact layout lacks (sub_decisions, evidence_level, ...).")
 @output_option
-def export_csv_command(root: str | None, kind: str, extended: bool, output: Path | None) -> None:
+def export_csv_command(root: str | None, kind: str, output: Path | None) -> None:
     """Export entries (papers) or the screening log (exclusions) in the artifact's CSV layout."""
     from masrl.exports.csv import export_csv
 
-    emit(export_csv(load_or_exit(root, allow_placeholders=True), kind, extended), output)
+    emit(export_csv(load_or_exit(root, allow_placeholders=True), kind), output)
 
 
 @import_group.command("bib")

@@ -7,7 +7,7 @@ from pathlib import Path
 import click
 
 from masrl.cli import load_or_exit, project_from, root_option
-from masrl.model.yamlio import write_if_changed
+from masrl.files import write_if_changed
 from masrl.render.figures import FIGURES, FORMATS
 
 
@@ -29,7 +29,7 @@ def plots_command(root: str | None, names: tuple[str, ...], formats: tuple[str, 
     changed = 0
     for rel, content in files.items():
         path = target / Path(rel).name
-        if not write_if_changed(path, content):
+        if not write_if_changed(path, content, root=target):
             continue
         changed += 1
         click.echo(f"wrote {path}")

@@ -6,6 +6,7 @@ import sys
 
 import click
 
+from masrl.check.text import terminal_safe
 from masrl.check.validate import validate_project
 from masrl.cli import project_from, root_option
 
@@ -17,5 +18,5 @@ from masrl.cli import project_from, root_option
 def validate(root: str | None, fmt: str) -> None:
     """Check every entry and exclusion record; exit 1 on any error."""
     report = validate_project(project_from(root))
-    click.echo(report.render(fmt))
+    click.echo(report.render(fmt) if fmt == "json" else terminal_safe(report.render(fmt)))
     sys.exit(1 if report.errors else 0)

@@ -154,6 +154,12 @@ def entry_type(entry: Entry) -> str:
     return "misc"
 
 
+def verbatim(value: str) -> str:
+    """A link or DOI safe inside {...}: validate refuses braces and backslashes in them, and this
+    percent-encodes any that reach the writer anyway, so no value can close the field early."""
+    return value.replace("\\", "%5C").replace("{", "%7B").replace("}", "%7D")
+
+
 def bib_entry(entry: Entry) -> BibEntry:
     """One corpus entry as a bibtexparser Entry with plain (unicode) values."""
     kind = entry_type(entry)
@@ -171,13 +177,13 @@ def bib_entry(entry: Entry) -> BibEntry:
         if entry.primary_category:
             values.append(("primaryClass", entry.primary_category))
     if entry.identifiers.get("doi"):
-        values.append(("doi", entry.identifiers["doi"]))
+        values.append(("doi", verbatim(entry.identifiers["doi"])))
     if entry.identifiers.get("openreview"):
         values.append(("openreview", entry.identifiers["openreview"]))
     if entry.urls:
-        values.append(("url", entry.urls[0]))
+        values.append(("url", verbatim(entry.urls[0])))
     if len(entry.urls) > 1:  # BibTeX has one url field; further links go to the addendum
-        values.append(("addendum", " ".join(f"\\url{{{u}}}" for u in entry.urls[1:])))
+        values.append(("addendum", " ".join(f"\\url{{{verbatim(u)}}}" for u in entry.urls[1:])))
     return BibEntry(kind, entry.key, [Field(k, v) for k, v in values])
 
 

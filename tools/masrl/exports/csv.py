@@ -9,10 +9,11 @@ from __future__ import annotations
 
 import csv
 import io
+import json
 import re
 
 from masrl.model.project import Corpus
-from masrl.model.records import Entry, Exclusion
+from masrl.model.records import Entry, Exclusion, entry_specs
 from masrl.model.taxonomy import Taxonomy
 
 PAPERS_HEADER = (
@@ -22,6 +23,34 @@ PAPERS_HEADER = (
 )
 # The published pool ships without one_liner; both forms are read.
 PAPERS_HEADER_WITHOUT_SUMMARY = tuple(c for c in PAPERS_HEADER if c != "one_liner")
+# Fields the artifact's columns already carry. Every other field of the entry model gets a column
+# of its own after the artifact's (masrl's columns), so export -> import loses nothing and a new
+# axis or field needs no change here. Tools that read the artifact's columns by name are unaffected.
+LAYOUT_FIELDS = frozenset({
+    "key", "title", "affiliation", "year", "venue", "urls", "category", "is_rl", "reward_types",
+    "credit_units", "topology", "scenario", "survey_role", "summary", "verified", "notes",
+})
+# The identifiers mapping is spread over arxiv_id (the artifact's) and two columns of masrl's.
+IDENTIFIER_COLUMNS = ("doi", "openreview")
+# Kinds written as JSON: names hold commas, evidence and corrections are structured.
+JSON_KINDS = frozenset({"authors", "evidence", "corrections"})
+
+
+def extra_columns(taxonomy: Taxonomy) -> tuple[str, ...]:
+    """masrl's columns after the artifact's, in the entry model's field order."""
+    columns = []
+    for spec in entry_specs(taxonomy):
+        if spec.name == "identifiers":
+            columns += IDENTIFIER_COLUMNS
+        elif spec.name not in LAYOUT_FIELDS:
+            columns.append(spec.name)
+    return tuple(columns)
+
+
+def full_papers_header(taxonomy: Taxonomy) -> tuple[str, ...]:
+    return PAPERS_HEADER + extra_columns(taxonomy)
+
+
 EXCLUSIONS_HEADER = (
     "record_id", "source", "query_family", "screening_label", "identifier", "url",
     "date_screened", "stage", "exclusion_reason",
@@ -31,21 +60,6 @@ UNKNOWN_AFFILIATION = "unknown"
 URL_SEPARATOR = " ; "
 LIST_SEPARATOR = ";"
 DOI_URL = re.compile(r"doi\.org/(?P<doi>10\.\d{4,9}/\S+)$", re.I)
-# Tag fields the artifact layout has a column for; every other tag field of the axis registry
-# is written in a column of its own after the layout's columns.
-LAYOUT_TAG_COLUMNS = {
-    "category": "category", "is_rl": "is_rl", "reward_types": "reward_type",
-    "credit_units": "credit_granularity", "topology": "orchestration_form", "scenario": "scenario",
-    "survey_role": "is_core", "verified": "verified",
-}
-
-
-def extension_fields(taxonomy: Taxonomy) -> tuple[str, ...]:
-    """Entry tag fields beyond the artifact layout, in field order."""
-    return tuple(a.field_name for a in taxonomy.record_axes("entry") if a.field_name not in LAYOUT_TAG_COLUMNS)
-
-
-
 
 # ---------------------------------------------------------------------------------------------
 # Export
@@ -55,7 +69,7 @@ def _joined(values) -> str:
     return LIST_SEPARATOR.join(values) if values else NOT_APPLICABLE
 
 
-def entry_row(entry: Entry, extensions: tuple[str, ...] = ()) -> dict[str, str]:
+def entry_row(entry: Entry, taxonomy: Taxonomy) -> dict[str, str]:
     row = {
         "key": entry.key,
         "title": entry.title,
@@ -76,10 +90,33 @@ def entry_row(entry: Entry, extensions: tuple[str, ...] = ()) -> dict[str, str]:
         "verified": entry.verified,
         "notes": entry.notes or "",
     }
-    for name in extensions:
-        value = getattr(entry, name)
-        row[name] = _joined(value) if isinstance(value, tuple) else (value or NOT_APPLICABLE)
+    for name in IDENTIFIER_COLUMNS:
+        row[name] = entry.identifiers.get(name) or ""
+    for spec in entry_specs(taxonomy):
+        if spec.name not in LAYOUT_FIELDS and spec.name != "identifiers":
+            row[spec.name] = _cell(spec.kind, getattr(entry, spec.name))
     return row
+
+
+def _cell(kind: str, value) -> str:
+    """One field of masrl's columns as text; ``imports.csv.value_of_cell`` reads it back."""
+    if kind in JSON_KINDS:
+        return json.dumps(_plain(value), ensure_ascii=False, sort_keys=True) if value else ""
+    if kind == "tags":
+        return _joined(value)
+    if kind == "tag":
+        return value or NOT_APPLICABLE
+    if kind == "bool":
+        return "true" if value else "false"
+    return "" if value is None else str(value)
+
+
+def _plain(value):
+    if isinstance(value, tuple | list):
+        return [_plain(v) for v in value]
+    if isinstance(value, dict):
+        return {k: _plain(v) for k, v in value.items()}
+    return value
 
 
 def exclusion_row(record: Exclusion, taxonomy: Taxonomy) -> dict[str, str]:
@@ -97,29 +134,47 @@ def exclusion_row(record: Exclusion, taxonomy: Taxonomy) -> dict[str, str]:
     }
 
 
+# OWASP "CSV injection": a spreadsheet runs a cell starting with one of these as a formula.
+FORMULA_TRIGGERS = ("=", "+", "-", "@", "\t", "\r")
+NEUTRALISER = "'"
+
+
+def neutralise_cell(value: str) -> str:
+    """Prefix a formula-like cell with a single quote (OWASP's rule) so spreadsheets show it as
+    text. A cell already starting with a quote gets one more, so ``restore_cell`` is exact."""
+    if value.startswith(FORMULA_TRIGGERS) or value.startswith(NEUTRALISER):
+        return NEUTRALISER + value
+    return value
+
+
+def restore_cell(value: str) -> str:
+    """The inverse of neutralise_cell, applied on import."""
+    if value.startswith(NEUTRALISER) and value[1:].startswith((*FORMULA_TRIGGERS, NEUTRALISER)):
+        return value[1:]
+    return value
+
+
 def _render(header, rows) -> str:
     buffer = io.StringIO()
     writer = csv.DictWriter(buffer, fieldnames=header, lineterminator="\n")
     writer.writeheader()
-    writer.writerows(rows)
+    writer.writerows({name: neutralise_cell(value) for name, value in row.items()} for row in rows)
     return buffer.getvalue()
 
 
-def papers_csv(entries: list[Entry], taxonomy: Taxonomy, extended: bool = False) -> str:
-    """The artifact layout; extended adds a column per tag field the layout lacks."""
-    extensions = extension_fields(taxonomy) if extended else ()
-    rows = [entry_row(e, extensions) for e in sorted(entries, key=lambda e: e.key)]
-    return _render(PAPERS_HEADER + extensions, rows)
+def papers_csv(entries: list[Entry], taxonomy: Taxonomy) -> str:
+    rows = [entry_row(e, taxonomy) for e in sorted(entries, key=lambda e: e.key)]
+    return _render(full_papers_header(taxonomy), rows)
 
 
 def exclusions_csv(records: list[Exclusion], taxonomy: Taxonomy) -> str:
     return _render(EXCLUSIONS_HEADER, [exclusion_row(r, taxonomy) for r in sorted(records, key=lambda r: r.record_id)])
 
 
-def export_csv(corpus: Corpus, kind: str, extended: bool = False) -> str:
+def export_csv(corpus: Corpus, kind: str) -> str:
     """kind: 'papers' or 'exclusions'."""
     if kind == "papers":
-        return papers_csv(corpus.entries, corpus.taxonomy, extended)
+        return papers_csv(corpus.entries, corpus.taxonomy)
     return exclusions_csv(corpus.exclusions, corpus.taxonomy)
 
 

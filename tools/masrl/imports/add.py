@@ -20,15 +20,16 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from masrl.errors import InputError
+from masrl.files import write_atomic
 from masrl.model import identifiers as ids
 from masrl.model import yamlio
+from masrl.model.identifiers import RECORD_ID_PATTERN
 from masrl.model.project import Project, read_records
 from masrl.model.records import (
     ENTRY_SCHEMA_LINE,
     EXCLUSION_SCHEMA_LINE,
     IDENTIFIER_KINDS,
     PLACEHOLDER,
-    RECORD_ID_PATTERN,
     entry_specs,
 )
 from masrl.model.taxonomy import Taxonomy, load_taxonomy
@@ -306,6 +307,7 @@ def add_paper(
 
     client = ArxivClient(settings, sleep) if sleep is not None else ArxivClient(settings)
     metadata = client.fetch_one(arxiv_id)
+    _refuse_unusable(metadata)  # before anything is derived from it or written
     identities = {f"arxiv:{arxiv_id}"} | ({f"doi:{metadata.doi.lower()}"} if metadata.doi else set())
     _refuse_duplicate(records, identities, metadata.title)
 
@@ -319,8 +321,15 @@ def add_paper(
         path, header = project.exclusions_dir / f"{record_id}.yaml", EXCLUSION_SCHEMA_LINE
     if path.exists():  # a key generated from the file listing can only clash in a race
         raise AddRefused(f"{project.relative(path)} appeared while masrl was working; run the command again")
-    yamlio.write_atomic(path, yamlio.dumps(data, header=header))
+    write_atomic(path, yamlio.dumps(data, header=header), root=project.root)
     return AddResult(path, data, metadata, placeholder_fields(data))
+
+
+def _refuse_unusable(metadata: PaperMetadata) -> None:
+    if not metadata.title.strip():
+        raise AddRefused(f"arXiv's record of {metadata.arxiv_id} has no title; nothing was written")
+    if not re.fullmatch(r"\d{4}-\d{2}-\d{2}", metadata.published or ""):
+        raise AddRefused(f"arXiv's record of {metadata.arxiv_id} has no readable publication date; nothing was written")
 
 
 def _refuse_duplicate(records: list[KnownRecord], identities: set[str], title: str) -> None:

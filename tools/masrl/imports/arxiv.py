@@ -23,6 +23,7 @@ import requests
 from lxml import etree
 from requests.adapters import HTTPAdapter
 
+from masrl.check.text import strip_controls
 from masrl.errors import RemoteError
 from masrl.model import identifiers as ids
 
@@ -50,6 +51,8 @@ class ArxivSettings:
     max_wait: float = 60.0  # longest Retry-After honoured; a longer one stops at once
     delay: float = 3.0  # seconds between consecutive requests
     batch_size: int = 50  # ids per id_list query
+    deadline: float = 120.0  # seconds for one whole lookup, retries and waits included
+    max_bytes: int = 20 * 1024 * 1024  # largest answer read (after decompression)
 
     def __post_init__(self):
         parsed = urlparse(self.api_url)
@@ -57,6 +60,8 @@ class ArxivSettings:
             raise ArxivConfigError(f"the arXiv API address {self.api_url!r} is not an http(s) URL")
         if self.timeout <= 0:
             raise ArxivConfigError("the timeout must be a positive number of seconds")
+        if self.deadline <= 0 or self.max_bytes <= 0:
+            raise ArxivConfigError("the deadline and the size limit must be positive")
 
 
 class ArxivLookupError(RemoteError):
@@ -97,6 +102,14 @@ class ArxivBadAnswer(ArxivLookupError):
 
 class ArxivRequestRejected(ArxivLookupError):
     """A 4xx answer, or an error entry in the feed: asking again will not help."""
+
+
+class ArxivTooLarge(ArxivLookupError):
+    """An answer larger than ArxivSettings.max_bytes."""
+
+
+class ArxivRedirected(ArxivLookupError):
+    """A redirect to another host: masrl only talks to the address it was given."""
 
 
 class ArxivNotFound(ArxivLookupError):
@@ -181,6 +194,7 @@ def _clean(text: str | None) -> str | None:
     if text is None:
         return None
     text = " ".join(unicodedata.normalize("NFC", text).split())
+    text = strip_controls(text)  # an ESC or bidi override in a feed never reaches a file or a terminal
     return text or None
 
 
@@ -209,16 +223,59 @@ def metadata_from_result(result: arxiv.Result) -> PaperMetadata:
 # The client
 
 
-class _TimeoutAdapter(HTTPAdapter):
-    """The `arxiv` client sends requests without a timeout; this adapter adds one to each."""
+def _origin(url: str) -> tuple[str, str, int | None]:
+    parts = urlparse(url)
+    return parts.scheme.lower(), (parts.hostname or "").lower(), parts.port
 
-    def __init__(self, timeout: float):
+
+class _GuardedAdapter(HTTPAdapter):
+    """Every request the `arxiv` package sends passes here (redirects too), so this is where the
+    limits hold: a timeout on each read, one deadline for the whole lookup, a cap on the body,
+    and no redirect to another host (which would also defeat "loopback only" in tests)."""
+
+    CHUNK = 64 * 1024
+
+    def __init__(self, client: ArxivClient):
         super().__init__(max_retries=0)
-        self.timeout = timeout
+        self.client = client
 
     def send(self, request, **kwargs):
-        kwargs["timeout"] = kwargs.get("timeout") or self.timeout
-        return super().send(request, **kwargs)
+        settings = self.client.settings
+        if _origin(request.url) != _origin(settings.api_url):
+            raise ArxivRedirected(
+                f"arXiv redirected to {urlparse(request.url).netloc or request.url}; masrl only follows "
+                f"redirects within {urlparse(settings.api_url).netloc}"
+            )
+        remaining = self.client.remaining()
+        if remaining <= 0:
+            raise ArxivTimeout(f"arXiv did not finish answering within the {settings.deadline:g} s deadline")
+        kwargs["timeout"] = min(kwargs.get("timeout") or settings.timeout, settings.timeout, remaining)
+        kwargs["stream"] = True
+        response = super().send(request, **kwargs)
+        response._content = self._read_body(response)  # noqa: SLF001 - requests' own cache of the body
+        response._content_consumed = True  # noqa: SLF001
+        return response
+
+    def _read_body(self, response) -> bytes:
+        settings = self.client.settings
+        chunks, size = [], 0
+        try:
+            while True:
+                # read1 returns what has arrived (after decompression), so a server that drips
+                # bytes cannot hold one call longer than the read timeout.
+                chunk = response.raw.read1(self.CHUNK, decode_content=True)
+                if not chunk:
+                    break
+                size += len(chunk)
+                if size > settings.max_bytes:
+                    raise ArxivTooLarge(f"arXiv's answer is larger than {settings.max_bytes} bytes; masrl stopped reading it")
+                if self.client.remaining() <= 0:
+                    raise ArxivTimeout(f"arXiv did not finish answering within the {settings.deadline:g} s deadline")
+                chunks.append(chunk)
+        except ArxivLookupError:
+            response.close()
+            raise
+        return b"".join(chunks)
 
 
 def check_answer(content: bytes) -> None:
@@ -250,7 +307,15 @@ class ArxivClient:
         self.settings = settings or ArxivSettings()
         self.sleep = sleep
         self.last_response: requests.Response | None = None
+        self._deadline = time.monotonic() + self.settings.deadline
         self._client = self._build_client()
+
+    def remaining(self) -> float:
+        """Seconds left of the deadline of the current lookup."""
+        return self._deadline - time.monotonic()
+
+    def _start_lookup(self) -> None:
+        self._deadline = time.monotonic() + self.settings.deadline
 
     def _build_client(self) -> arxiv.Client:
         settings = self.settings
@@ -260,7 +325,7 @@ class ArxivClient:
         # The package keeps its requests session private; it is the only place to add a
         # timeout and to see the raw answer (status headers such as Retry-After, the body).
         session: requests.Session = client._session
-        adapter = _TimeoutAdapter(settings.timeout)
+        adapter = _GuardedAdapter(self)
         session.mount("http://", adapter)
         session.mount("https://", adapter)
         session.hooks["response"].append(self._inspect_response)
@@ -276,6 +341,7 @@ class ArxivClient:
 
     def fetch_one(self, arxiv_id: str) -> PaperMetadata:
         """Metadata of one paper; ArxivNotFound when arXiv does not know the id."""
+        self._start_lookup()
         bare = ids.strip_arxiv_version(arxiv_id)
         found = self.fetch_batch([bare])
         if bare not in found:
@@ -287,6 +353,7 @@ class ArxivClient:
 
     def fetch_many(self, arxiv_ids: Iterable[str], progress: Callable[[int], None] | None = None) -> dict[str, PaperMetadata]:
         """Metadata for many ids in batched id_list queries; unknown ids are absent from the result."""
+        self._start_lookup()
         wanted = list(dict.fromkeys(ids.strip_arxiv_version(i) for i in arxiv_ids))
         found: dict[str, PaperMetadata] = {}
         size = self.settings.batch_size
@@ -301,7 +368,10 @@ class ArxivClient:
         results = self._with_retries(lambda: self._query(bare_ids))
         by_id = {}
         for result in results:
-            metadata = metadata_from_result(result)
+            try:
+                metadata = metadata_from_result(result)
+            except (TypeError, ValueError, AttributeError, IndexError) as exc:
+                raise ArxivBadAnswer(f"arXiv sent an entry that cannot be read ({exc})") from exc
             if metadata.arxiv_id in bare_ids:
                 by_id[metadata.arxiv_id] = metadata
         return by_id
@@ -320,6 +390,9 @@ class ArxivClient:
             pass
         except arxiv.HTTPError as exc:
             raise self._http_error(exc.status) from exc
+        except (TypeError, ValueError, AttributeError, IndexError, KeyError) as exc:
+            # The package trusts the feed: a missing or unparseable date or id ends up here.
+            raise ArxivBadAnswer(f"arXiv sent an entry that cannot be read ({type(exc).__name__}: {exc})") from exc
         except requests.exceptions.Timeout as exc:
             raise ArxivTimeout(f"arXiv did not answer within {self.settings.timeout:g} s") from exc
         except requests.exceptions.ConnectionError as exc:
@@ -348,6 +421,8 @@ class ArxivClient:
                 if not exc.retryable:
                     raise
                 wait = self._wait_before_retry(exc, attempt)
+                if wait is not None and wait >= self.remaining():
+                    wait = None  # waiting would pass the deadline of the whole lookup
                 if attempt == attempts or wait is None:
                     raise type(exc)(_final_message(exc, attempt, wait, settings)) from exc
                 self.sleep(wait)

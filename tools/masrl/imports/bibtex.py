@@ -15,8 +15,10 @@ from bibtexparser.middlewares import (
 )
 from bibtexparser.model import Entry as BibEntry
 
+from masrl.errors import InputError
 from masrl.exports.bibtex import VENUE_FIELD, BibtexError, _VerbatimFieldsKept
 from masrl.exports.csv import DOI_URL
+from masrl.files import read_regular_text
 from masrl.imports.add import (
     KnownRecord,
     entry_skeleton,
@@ -27,8 +29,9 @@ from masrl.imports.add import (
 from masrl.imports.csv import ImportPlan, PlannedFile
 from masrl.model import identifiers as ids
 from masrl.model import yamlio
+from masrl.model.identifiers import KEY_PATTERN
 from masrl.model.project import Project
-from masrl.model.records import ENTRY_SCHEMA_LINE, KEY_PATTERN, PLACEHOLDER
+from masrl.model.records import ENTRY_SCHEMA_LINE, PLACEHOLDER
 
 URL_MACRO = re.compile(r"\\url\{([^{}]*)\}")
 
@@ -215,17 +218,20 @@ def scaffold_from_record(record: BibRecord, key: str) -> dict:
 def plan_bib_import(path: Path, project: Project, force: bool = False) -> BibImportPlan:
     """Work out every file an import would write, without writing anything."""
     try:
-        text = path.read_text(encoding="utf-8-sig")
-    except UnicodeDecodeError as exc:
-        raise BibtexError(path, [f"{path}: the file is not UTF-8 text; save it as UTF-8"]) from exc
+        text = read_regular_text(path, encoding="utf-8-sig")  # no FIFO, device or symlink loop
+    except InputError as exc:
+        raise BibtexError(path, [str(exc)]) from exc
     records = parse_bibtex(text, str(path))
+    if not records:
+        what = "is empty" if not text.strip() else "holds no @type{key, ...} entry that BibTeX tools would read"
+        raise BibtexError(path, [f"{path}: the file {what}; nothing to import"])
     problems = [f"{path}:{r.line}: entry '{r.bib_key}' has no title" for r in records if not r.title]
     if problems:
         raise BibtexError(path, problems)
 
     known = known_records(project)
     taken = {p.stem for p in project.entry_paths()}
-    plan = BibImportPlan("papers", [])
+    plan = BibImportPlan("papers", [], project.root)
     seen_in_file: list[tuple[str, set[str], str]] = []  # (key, identities, title) of earlier entries
     for record in records:
         identities = identities_of(record)
@@ -264,7 +270,7 @@ def _earlier_in_file(seen, identities: set[str], title: str | None) -> str | Non
 def _planned(target: Path, data: dict, force: bool) -> PlannedFile:
     if not target.exists():
         return PlannedFile(target, yamlio.dumps(data, header=ENTRY_SCHEMA_LINE), "create")
-    current_text = target.read_text(encoding="utf-8")
+    current_text = read_regular_text(target, root=target.parent)
     try:
         current = yamlio.loads(current_text)
     except yamlio.YamlError:
@@ -274,7 +280,8 @@ def _planned(target: Path, data: dict, force: bool) -> PlannedFile:
         merged = {name: current.get(name) for name in current}
         merged.update({name: data[name] for name in BIBLIOGRAPHIC_FIELDS})
         data = merged
-    text = yamlio.dumps(data, header=ENTRY_SCHEMA_LINE)
+    # Unchanged fields keep their text, comments included; the .bib file owns only the facts.
+    text = yamlio.update_text(current_text, data, header=ENTRY_SCHEMA_LINE)
     if text == current_text:
         return PlannedFile(target, text, "unchanged")
     changed = sorted(k for k in data if not isinstance(current, dict) or current.get(k) != data.get(k))

@@ -16,6 +16,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from masrl.errors import InputError
+from masrl.files import read_regular_text, write_atomic
 from masrl.imports.arxiv import ArxivClient, ArxivSettings, PaperMetadata
 from masrl.imports.csv import latex_to_unicode
 from masrl.model import identifiers as ids
@@ -48,11 +50,17 @@ class MetadataCache:
     def get(self, arxiv_id: str) -> PaperMetadata | None:
         """Cached metadata younger than max_age; None when absent, expired or unreadable."""
         path = self.path_for(arxiv_id)
-        try:
-            stored = json.loads(path.read_text(encoding="utf-8"))
+        if not path.exists():
+            return None
+        try:  # a cache file is untrusted: anything unexpected is a miss, never a crash
+            stored = json.loads(read_regular_text(path, root=self.directory, limit=1024 * 1024))
             fetched_at = dt.datetime.fromisoformat(stored["fetched_at"])
+            if fetched_at.tzinfo is None:
+                return None
             metadata = PaperMetadata.from_json(stored["metadata"])
-        except (OSError, ValueError, KeyError, TypeError):
+            if not _well_typed(metadata):
+                return None
+        except (InputError, OSError, ValueError, KeyError, TypeError, AttributeError, RecursionError):
             return None
         if self.now - fetched_at > self.max_age or metadata.arxiv_id != arxiv_id:
             return None
@@ -60,7 +68,15 @@ class MetadataCache:
 
     def put(self, metadata: PaperMetadata) -> None:
         stored = {"fetched_at": self.now.isoformat(timespec="seconds"), "metadata": metadata.to_json()}
-        yamlio.write_atomic(self.path_for(metadata.arxiv_id), json.dumps(stored, indent=2, sort_keys=True) + "\n")
+        write_atomic(self.path_for(metadata.arxiv_id), json.dumps(stored, indent=2, sort_keys=True) + "\n")
+
+
+def _well_typed(metadata: PaperMetadata) -> bool:
+    texts = (metadata.arxiv_id, metadata.version, metadata.title, metadata.published, metadata.updated, metadata.abstract)
+    optional = (metadata.doi, metadata.journal_ref, metadata.primary_category, metadata.first_affiliation)
+    return (all(isinstance(t, str) for t in texts) and all(t is None or isinstance(t, str) for t in optional)
+            and all(isinstance(a, str) for a in (*metadata.authors, *metadata.raw_authors))
+            and bool(re.fullmatch(r"\d{4}-\d{2}-\d{2}", metadata.published)))
 
 
 # ---------------------------------------------------------------------------------------------

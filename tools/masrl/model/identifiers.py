@@ -11,13 +11,34 @@ from rapidfuzz import fuzz
 ARXIV_NEW = re.compile(r"^(?P<yy>\d{2})(?P<mm>0[1-9]|1[0-2])\.\d{4,5}(?:v\d+)?$")
 # Old style: archive(.SUBJ)/YYMMNNN, e.g. hep-th/9901001 or math.GT/0309136.
 ARXIV_OLD = re.compile(r"^[a-z]+(?:-[a-z]+)*(?:\.[A-Z]{2})?/\d{2}(?:0[1-9]|1[0-2])\d{3}(?:v\d+)?$")
-DOI = re.compile(r"^10\.\d{4,9}/\S+$")
+# No braces, backslashes or quotes: they would break out of a BibTeX field or an HTML attribute.
+DOI = re.compile(r"^10\.\d{4,9}/[^\s{}\\\"<>\x00-\x1f\x7f]+$")
+# Characters RFC 3986 never allows unencoded, and that would break out of a BibTeX field.
+URL_FORBIDDEN = re.compile(r"[{}\\\"<>^`|\x00-\x1f\x7f]")
 OPENREVIEW = re.compile(r"^[A-Za-z0-9_-]{8,16}$")
 ACL = re.compile(r"^(?:\d{4}\.[a-z0-9]+-[a-z0-9]+\.\d+|[A-Z]\d{2}-\d{4})$")
 GITHUB = re.compile(r"^[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+$")
 LOCAL_ID = re.compile(r"^[A-Z][A-Z0-9]*(?:-[A-Z0-9]+)+$")
 
-ARXIV_URL = re.compile(r"arxiv\.org/(?:abs|pdf)/(?P<id>[^?#\s]+?)(?:\.pdf)?/?$", re.I)
+# Keys and record ids name files (corpus/<key>.yaml, exclusions/<record_id>.yaml): nothing else
+# may reach a path, so no '/', '..' or absolute path can ever be built from them.
+KEY_PATTERN = re.compile(r"^[a-z0-9][a-z0-9-]*[a-z0-9]$|^[a-z0-9]$")
+RECORD_ID_PATTERN = re.compile(r"^E\d{3,}$")
+MAX_STEM_LENGTH = 100
+
+
+def check_file_stem(value, kind: str = "key") -> str | None:
+    """None when ``value`` is a usable key (kind "key") or record id (kind "record_id")."""
+    pattern, example = (KEY_PATTERN, "magrpo2025") if kind == "key" else (RECORD_ID_PATTERN, "E033")
+    if not isinstance(value, str) or len(value) > MAX_STEM_LENGTH or not pattern.fullmatch(value):
+        shown = repr(value)[:60]
+        rule = ("only lower-case letters, digits and inner dashes" if kind == "key"
+                else "E followed by at least three digits")
+        return f"the {kind.replace('_', ' ')} {shown} cannot name a file: use {rule} (e.g. {example})"
+    return None
+
+
+ARXIV_URL = re.compile(r"arxiv\.org/(?:abs|pdf)/(?P<id>[^?#\s]+?)(?:\.pdf)?/?(?:[?#]\S*)?$", re.I)
 OPENREVIEW_URL = re.compile(r"openreview\.net/(?:forum|pdf)\?id=(?P<id>[A-Za-z0-9_-]+)", re.I)
 
 
@@ -57,6 +78,9 @@ def check_url(url: str) -> str | None:
         return "is empty"
     if url != url.strip() or any(c.isspace() for c in url):
         return "contains white space"
+    forbidden = URL_FORBIDDEN.search(url)
+    if forbidden:
+        return f"contains {forbidden.group()!r}, which a link may not hold unencoded (write it as %{ord(forbidden.group()):02X})"
     try:
         parsed = urlparse(url)
         parsed.hostname  # noqa: B018 - raises on a malformed IPv6 host
@@ -128,6 +152,30 @@ def normalize_title(title: str) -> str:
 TITLE_SIMILARITY = 95  # rapidfuzz ratio at or above which two titles count as the same paper
 
 
+_ROMAN = {"ii", "iii", "iv", "vi", "vii", "viii", "ix", "xi", "xii"}
+_SERIES_WORDS = {"part", "volume", "vol", "chapter", "phase", "stage", "round", "season", "episode", "book"}
+
+
+def distinguishing_tokens(normalized: str) -> list[str]:
+    """Numbers and version tokens of a normalised title: 'qwen3', '2', 'v2', 'ii', 'part i'.
+
+    Titles that differ in these name different papers (Qwen2 vs Qwen3, Llama 2 vs Llama 3,
+    Part I vs Part II) however similar the rest is.
+    """
+    words = normalized.split()
+    tokens = []
+    for index, word in enumerate(words):
+        if any(c.isdigit() for c in word) or word in _ROMAN:
+            tokens.append(word)
+        elif word in ("i", "v", "x") and index and words[index - 1] in _SERIES_WORDS:
+            tokens.append(word)
+    return sorted(tokens)
+
+
 def same_title(first: str, second: str) -> bool:
     """Whether two titles, already passed through normalize_title, name the same paper."""
-    return first == second or fuzz.ratio(first, second) >= TITLE_SIMILARITY
+    if first == second:
+        return True
+    if distinguishing_tokens(first) != distinguishing_tokens(second):
+        return False
+    return fuzz.ratio(first, second) >= TITLE_SIMILARITY

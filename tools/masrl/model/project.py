@@ -43,8 +43,9 @@ class Project:
 
     def relative(self, path: Path) -> str:
         try:
-            return path.resolve().relative_to(self.root.resolve()).as_posix()
-        except ValueError:
+            # The file itself is not resolved: a symlink is reported under its own name (and a loop cannot raise).
+            return (path.parent.resolve() / path.name).relative_to(self.root.resolve()).as_posix()
+        except (ValueError, OSError, RuntimeError):
             return str(path)
 
 

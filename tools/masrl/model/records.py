@@ -19,6 +19,7 @@ from typing import Annotated, Any, ClassVar, Literal
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError, create_model
 from pydantic.fields import FieldInfo
 
+from masrl.model.identifiers import KEY_PATTERN, RECORD_ID_PATTERN  # noqa: F401  (part of the model's vocabulary)
 from masrl.model.taxonomy import Axis, Taxonomy, load_taxonomy
 
 # What `masrl add` and the importers write where a person still has to decide; validate rejects it.
@@ -27,8 +28,6 @@ PLACEHOLDER = "TODO"
 ENTRY_SCHEMA_LINE = "# yaml-language-server: $schema=../taxonomy/schemas/entry.schema.json"
 EXCLUSION_SCHEMA_LINE = "# yaml-language-server: $schema=../taxonomy/schemas/exclusion.schema.json"
 
-KEY_PATTERN = re.compile(r"^[a-z0-9][a-z0-9-]*[a-z0-9]$|^[a-z0-9]$")
-RECORD_ID_PATTERN = re.compile(r"^E\d{3,}$")
 DATE_PATTERN = re.compile(r"^\d{4}-\d{2}-\d{2}$")
 VERSION_PATTERN = re.compile(r"^v\d+$")
 EARLIEST_YEAR = 1900

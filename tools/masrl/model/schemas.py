@@ -6,12 +6,11 @@ from __future__ import annotations
 import json
 
 from masrl.model import identifiers as ids
+from masrl.model.identifiers import KEY_PATTERN, RECORD_ID_PATTERN
 from masrl.model.records import (
     DATE_PATTERN,
     EARLIEST_YEAR,
-    KEY_PATTERN,
     PLACEHOLDER,
-    RECORD_ID_PATTERN,
     VERSION_PATTERN,
     FieldSpec,
     entry_specs,

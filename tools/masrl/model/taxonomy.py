@@ -15,6 +15,7 @@ from typing import Any
 
 from masrl.errors import InputError
 from masrl.model import yamlio
+from masrl.model.taxonomy_shape import axis_problem, rules_problem
 
 # Files in a taxonomy directory that are not axes.
 NOT_AXES = frozenset({"rules.yaml"})
@@ -195,8 +196,9 @@ def _load_axis(path: Path) -> Axis:
         raise TaxonomyError(f"{path}: missing vocabulary file") from exc
     except yamlio.YamlError as exc:
         raise TaxonomyError(f"{path}:{exc.line or 1}: {exc.message}") from exc
-    if not isinstance(raw, dict) or not isinstance(raw.get("values"), list):
-        raise TaxonomyError(f"{path}:1: expected keys axis, label, description and a list of values")
+    problem = axis_problem(path, raw)
+    if problem:
+        raise TaxonomyError(problem)
     values = []
     for index, item in enumerate(raw["values"]):
         line = raw["values"].line_of(index)
@@ -254,6 +256,10 @@ def _load_rules(path: Path) -> tuple[Rule, ...]:
         raw = yamlio.load_file(path)
     except yamlio.YamlError as exc:
         raise TaxonomyError(f"{path}:{exc.line or 1}: {exc.message}") from exc
+    problem = rules_problem(path, raw)
+    if problem:
+        raise TaxonomyError(problem)
+    raw = raw or {}
     rules = []
     for index, item in enumerate(raw.get("rules", [])):
         where = f"{path}:{raw['rules'].line_of(index)}"

@@ -12,9 +12,9 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from masrl.check.validate import load_corpus
+from masrl.files import read_regular_bytes, write_if_changed
 from masrl.model import schemas
 from masrl.model.project import Corpus, Project
-from masrl.model.yamlio import write_if_changed
 
 Generated = dict[str, bytes]
 Generator = Callable[[Corpus], Generated]
@@ -68,7 +68,7 @@ def build(project: Project) -> list[str]:
     corpus = load_corpus(project)
     written = []
     for rel, content in generate_all(corpus).items():
-        if write_if_changed(project.root / rel, content):
+        if write_if_changed(project.root / rel, content, root=project.root):
             written.append(rel)
     return written
 
@@ -79,7 +79,7 @@ def check(project: Project) -> list[StaleFile]:
     stale = []
     for rel, content in generate_all(corpus).items():
         target = project.root / rel
-        current = target.read_bytes() if target.exists() else None
+        current = read_regular_bytes(target, root=project.root) if target.exists() or target.is_symlink() else None
         if current != content:
             stale.append(StaleFile(rel, _diff(rel, current, content)))
     return stale

@@ -20,6 +20,7 @@ import re
 from urllib.parse import quote, urlsplit
 
 from masrl.errors import InputError
+from masrl.files import read_regular_text
 from masrl.model.project import Corpus
 from masrl.model.records import Entry
 
@@ -156,7 +157,7 @@ def readme_files(corpus: Corpus) -> dict[str, bytes]:
     """Generator hook for `masrl build`: README.md with a fresh paper list, or nothing when the
     project has no README.md yet."""
     path = corpus.project.root / README
-    if not path.is_file():
+    if not path.exists() and not path.is_symlink():
         return {}
-    current = path.read_bytes().decode("utf-8")
+    current = read_regular_text(path, root=corpus.project.root)  # never a FIFO or a file outside the checkout
     return {README: replace_block(current, paper_list(corpus)).encode("utf-8")}

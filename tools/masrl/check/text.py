@@ -1,0 +1,55 @@
+"""Characters no text field may hold, and escaping for text shown on a terminal.
+
+Control characters (ESC sequences recolour or rewrite a terminal line), and the bidirectional
+overrides and isolates (U+202A-U+202E, U+2066-U+2069, the "Trojan Source" characters that make
+text read differently from how it is stored) are refused in every text field by ``validate``.
+Line breaks are allowed only in fields that may span lines (notes); tabs nowhere.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from typing import Any
+
+BIDI_CONTROLS = "\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069"
+# C0 controls except line feed, DEL, C1 controls, bidi embeddings/overrides/isolates.
+_FORBIDDEN = re.compile(f"[\\x00-\\x09\\x0b-\\x1f\\x7f-\\x9f{BIDI_CONTROLS}]")
+_FORBIDDEN_WITH_NEWLINE = re.compile(f"[\\x00-\\x1f\\x7f-\\x9f{BIDI_CONTROLS}]")
+
+# Fields whose text may span several lines.
+MULTILINE_FIELDS = frozenset({"notes"})
+
+
+def describe(char: str) -> str:
+    name = {"\x1b": "ESC", "\t": "tab", "\r": "carriage return", "\n": "line break", "\x00": "NUL"}.get(char)
+    code = f"U+{ord(char):04X}"
+    if name:
+        return f"{name} ({code})"
+    return f"the bidirectional control {code}" if char in BIDI_CONTROLS else f"the control character {code}"
+
+
+def forbidden_characters(data: Any, path: tuple = ()) -> Iterator[tuple[tuple, str]]:
+    """(key path, message) for every string in ``data`` holding a forbidden character."""
+    if isinstance(data, str):
+        pattern = _FORBIDDEN if path and path[0] in MULTILINE_FIELDS else _FORBIDDEN_WITH_NEWLINE
+        found = pattern.search(data)
+        if found:
+            where = ".".join(str(p) for p in path) or "value"
+            yield path, f"'{where}' contains {describe(found.group())} at position {found.start() + 1}"
+    elif isinstance(data, dict):
+        for key, value in data.items():
+            yield from forbidden_characters(value, (*path, key))
+    elif isinstance(data, list):
+        for index, value in enumerate(data):
+            yield from forbidden_characters(value, (*path, index))
+
+
+def strip_controls(text: str) -> str:
+    """``text`` without control or bidi characters (for one-line text from outside, e.g. arXiv)."""
+    return _FORBIDDEN_WITH_NEWLINE.sub("", text)
+
+
+def terminal_safe(text: str) -> str:
+    """``text`` with every control or bidi character (line breaks kept) shown as an escape."""
+    return _FORBIDDEN.sub(lambda m: m.group().encode("unicode_escape").decode("ascii"), text)

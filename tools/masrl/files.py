@@ -1,0 +1,183 @@
+"""Safe file writing and reading: the one place masrl touches the file system for data.
+
+Every writer (generated files, ``-o`` outputs, imports, ``add``, the site builder) goes through
+``write_atomic`` / ``write_if_changed``, which:
+
+- write a temporary file with an unpredictable name (``tempfile``) in the target's own folder and
+  rename it over the target, so a crash never leaves half a file and a symlink planted at a
+  guessable temporary name cannot redirect the write;
+- refuse to replace anything that is not a regular file (a device such as ``/dev/null``, a FIFO,
+  a folder, a socket);
+- refuse a target, or a folder on the way to it, that resolves outside ``root`` (the checkout or
+  the output folder), so a symlink cannot send a write out of the tree.
+
+``read_regular_text`` is the reading counterpart: only regular files inside the tree, with a
+size cap, so a symlink to ``/dev/zero``, a FIFO or a symlink loop is a clear error, not a hang.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import secrets
+import stat
+import tempfile
+from pathlib import Path
+
+from masrl.errors import InputError, UnsafeWriteError
+
+# Largest data file masrl reads (YAML records, taxonomy, CSV/BibTeX imports); far above any real one.
+MAX_READ_BYTES = 64 * 1024 * 1024
+
+
+def _inside(path: Path, root: Path) -> bool:
+    return path == root or root in path.parents
+
+
+def resolve_target(path: Path, root: Path | None = None) -> Path:
+    """The real path a write to ``path`` lands on, after checking it is safe to replace.
+
+    root: the folder the write must stay in; by default the target's own folder, so a symlink
+    named on the command line cannot point anywhere else.
+    """
+    path = Path(path).absolute()
+    root = Path(root if root is not None else path.parent).resolve()
+    try:
+        real = path.resolve()  # follows every symlink that exists; a loop raises
+    except (OSError, RuntimeError) as exc:
+        raise UnsafeWriteError("cannot resolve the path (a symlink loop?)", path=path,
+                               hint="remove the symlink") from exc
+    if not _inside(real, root):
+        raise UnsafeWriteError(f"refusing to write outside {root}: the path resolves to {real}", path=path,
+                               hint="remove the symlink or choose a path inside the folder")
+    try:
+        mode = os.stat(real).st_mode
+    except FileNotFoundError:
+        return real
+    except OSError as exc:
+        raise UnsafeWriteError(f"cannot inspect the target ({exc.strerror})", path=path) from exc
+    if not stat.S_ISREG(mode):
+        kind = "a folder" if stat.S_ISDIR(mode) else "not a regular file (a device, FIFO or socket)"
+        raise UnsafeWriteError(f"refusing to replace it: it is {kind}", path=path,
+                               hint="write to a regular file instead")
+    return real
+
+
+def write_atomic(path: Path, content: str | bytes, root: Path | None = None) -> None:
+    """Write through an unpredictable temporary file in the same folder, then rename."""
+    real = resolve_target(path, root)
+    real.parent.mkdir(parents=True, exist_ok=True)
+    data = content.encode("utf-8") if isinstance(content, str) else content
+    try:
+        mode = os.stat(real).st_mode & 0o777
+    except FileNotFoundError:
+        umask = os.umask(0)
+        os.umask(umask)
+        mode = 0o666 & ~umask
+    descriptor, temporary = tempfile.mkstemp(prefix=f".{real.name}.", suffix=".tmp", dir=real.parent)
+    try:
+        with os.fdopen(descriptor, "wb") as handle:
+            handle.write(data)
+        os.chmod(temporary, mode)
+        os.replace(temporary, real)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(temporary)
+        raise
+
+
+def write_if_changed(path: Path, content: bytes, root: Path | None = None) -> bool:
+    """Write atomically unless the file already holds exactly these bytes; True when written."""
+    real = resolve_target(path, root)
+    if real.is_file() and real.stat().st_size == len(content) and real.read_bytes() == content:
+        return False
+    write_atomic(real, content, root=root if root is not None else real.parent)
+    return True
+
+
+def read_regular_bytes(path: Path, root: Path | None = None, limit: int = MAX_READ_BYTES) -> bytes:
+    """Bytes of a regular file inside ``root`` (when given), at most ``limit`` of them.
+
+    Raises InputError for a FIFO, a device (a symlink to /dev/zero), a folder, a symlink loop, a
+    symlink leading out of the tree, or a file over the limit; nothing here can block forever.
+    """
+    path = Path(path)
+    try:
+        real = path.resolve(strict=True)
+    except FileNotFoundError as exc:
+        raise InputError("the file does not exist (or is a dangling symlink)", path=path) from exc
+    except (OSError, RuntimeError) as exc:
+        raise InputError("cannot resolve the path (a symlink loop?)", path=path, hint="remove the symlink") from exc
+    if root is not None and not _inside(real, Path(root).resolve()):
+        raise InputError(f"refusing to read outside {Path(root).resolve()}: the path resolves to {real}",
+                         path=path, hint="replace the symlink by the file itself")
+    # O_NONBLOCK: opening a FIFO must not wait for a writer; the mode check below refuses it.
+    try:
+        descriptor = os.open(real, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+    except OSError as exc:
+        raise InputError(f"cannot read the file ({exc.strerror})", path=path) from exc
+    try:
+        info = os.fstat(descriptor)
+        if not stat.S_ISREG(info.st_mode):
+            kind = "a folder" if stat.S_ISDIR(info.st_mode) else "not a regular file (a device, FIFO or socket)"
+            raise InputError(f"refusing to read it: it is {kind}", path=path, hint="replace it by a regular file")
+        if info.st_size > limit:
+            raise InputError(f"the file is {info.st_size} bytes, over the limit of {limit}", path=path)
+    except BaseException:
+        os.close(descriptor)
+        raise
+    with os.fdopen(descriptor, "rb") as handle:
+        data = handle.read(limit + 1)
+    if len(data) > limit:
+        raise InputError(f"the file is over the limit of {limit} bytes", path=path)
+    return data
+
+
+def read_regular_text(path: Path, root: Path | None = None, encoding: str = "utf-8",
+                      limit: int = MAX_READ_BYTES) -> str:
+    """Text of a regular file (see read_regular_bytes); undecodable bytes are an InputError."""
+    data = read_regular_bytes(path, root, limit)
+    try:
+        return data.decode(encoding)
+    except UnicodeDecodeError as exc:
+        raise InputError(f"the file is not valid UTF-8 text (byte {exc.start})", path=path,
+                         hint="save the file as UTF-8") from exc
+
+
+def write_many(items: list[tuple[Path, str | bytes]], root: Path) -> None:
+    """write_atomic for many files (a bulk import): each folder is checked once, each target by
+    one lstat; a target that is a symlink takes the full write_atomic path."""
+    root = Path(root).resolve()
+    checked: dict[Path, Path] = {}
+    for path, content in items:
+        path = Path(path).absolute()
+        folder = checked.get(path.parent)
+        if folder is None:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            folder = resolve_target(path.parent / ".masrl-probe", root).parent
+            checked[path.parent] = folder
+        target = folder / path.name
+        try:
+            info = os.lstat(target)
+        except FileNotFoundError:
+            info = None
+        if info is not None and stat.S_ISLNK(info.st_mode):
+            write_atomic(path, content, root=root)
+            continue
+        if info is not None and not stat.S_ISREG(info.st_mode):
+            raise UnsafeWriteError("refusing to replace it: it is not a regular file", path=path,
+                                   hint="write to a regular file instead")
+        data = content.encode("utf-8") if isinstance(content, str) else content
+        temporary = folder / f".{path.name}.{secrets.token_hex(8)}.tmp"
+        # O_EXCL | O_NOFOLLOW: a name planted in the meantime makes this fail rather than follow it.
+        descriptor = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0), 0o666)
+        try:
+            with os.fdopen(descriptor, "wb") as handle:
+                handle.write(data)
+            if info is not None:
+                os.chmod(temporary, stat.S_IMODE(info.st_mode))
+            os.replace(temporary, target)
+        except BaseException:
+            with contextlib.suppress(OSError):
+                os.unlink(temporary)
+            raise
