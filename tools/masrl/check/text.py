@@ -14,8 +14,10 @@ from typing import Any
 
 BIDI_CONTROLS = "\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069"
 # C0 controls except line feed, DEL, C1 controls, bidi embeddings/overrides/isolates.
-_FORBIDDEN = re.compile(f"[\\x00-\\x09\\x0b-\\x1f\\x7f-\\x9f{BIDI_CONTROLS}]")
-_FORBIDDEN_WITH_NEWLINE = re.compile(f"[\\x00-\\x1f\\x7f-\\x9f{BIDI_CONTROLS}]")
+# U+2028/U+2029 are line breaks to YAML and JavaScript: a one-line field must not hide one.
+LINE_SEPARATORS = "\u2028\u2029"
+_FORBIDDEN = re.compile(f"[\\x00-\\x09\\x0b-\\x1f\\x7f-\\x9f{BIDI_CONTROLS}{LINE_SEPARATORS}]")
+_FORBIDDEN_WITH_NEWLINE = re.compile(f"[\\x00-\\x1f\\x7f-\\x9f{BIDI_CONTROLS}{LINE_SEPARATORS}]")
 
 # Fields whose text may span several lines.
 MULTILINE_FIELDS = frozenset({"notes"})

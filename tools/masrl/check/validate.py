@@ -344,7 +344,7 @@ class _RecordChecker:
             tags = self.data.get(EVIDENCE_OF[spec.name])
             given = self.data.get(spec.name) if isinstance(self.data.get(spec.name), dict) else {}
             for index, tag in enumerate(tags if isinstance(tags, list) else []):
-                if tag != PLACEHOLDER and tag not in given:
+                if isinstance(tag, str) and tag != PLACEHOLDER and tag not in given:
                     self.add((EVIDENCE_OF[spec.name], index), f"'{tag}' has no evidence line in {spec.name}",
                              f"add `{tag}: <which part of the method learns or fixes it>` under {spec.name}",
                              "evidence-missing", "warning")
