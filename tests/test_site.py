@@ -41,7 +41,6 @@ from masrl.render.site.escape import external_link, front_matter_title, html_tex
 pytestmark = pytest.mark.xdist_group("site")
 
 MESSAGE_LEVEL_KEYS = {"c3", "debate-as-reward"}
-BUILD_SECONDS_LIMIT = 30
 
 # A title that would run script, add an image with an onerror handler, make a Markdown link and
 # expand a template if any of them were interpreted.
