@@ -174,7 +174,8 @@ def test_the_correction_form_names_every_editable_field():
     form = load(GITHUB / "ISSUE_TEMPLATE" / "tag-correction.yml")
     assert [i["id"] for i in form["body"] if "id" in i] == ["entry-key", "field", "proposed-value", "evidence"]
     editable = [s.name for s in ENTRY_FIELDS if s.name not in ("key", "authors_complete", "affiliation", "notes",
-                                                                "latest_version", "primary_category", "journal_ref")]
+                                                                "latest_version", "primary_category", "journal_ref",
+                                                                "added", "round", "screened_by")]
     assert dropdown_ids(form, "field") == [*editable, "other"]
 
 

@@ -451,6 +451,10 @@ def validate_project(project: Project, allow_placeholders: bool = False) -> Repo
                 key = record.data.get(key_field)
                 identity_items.append((rel, record, str(key) if key is not None else record.path.stem))
     _duplicate_problems(identity_items, problems)
+    from masrl.screening.rounds import round_problems  # rounds are screening data
+
+    for rp in round_problems(project, [(rel, record) for rel, record, _ in identity_items]):
+        problems.append(Problem(rp.path, rp.line, rp.message, rp.hint, "error", "round"))
     if not files_read:
         problems.append(Problem(project.relative(project.root) or ".", 1, "no corpus/ or exclusions/ YAML files were found here", "run masrl from a corpus checkout or pass --root", "error", "no-data"))
     problems.sort(key=lambda p: (p.path, p.line, p.message))

@@ -103,6 +103,7 @@ def entry_data_from_row(row: dict[str, str]) -> dict:
         data["evaluation_measures"] = PLACEHOLDER
     data["summary"] = row.get("one_liner", "").strip() or PLACEHOLDER
     data["notes"] = row.get("notes", "").strip()
+    data["added"] = data["round"] = PLACEHOLDER  # the artifact's layout has no provenance columns
     return data
 
 
@@ -123,6 +124,7 @@ def exclusion_data_from_row(row: dict[str, str], taxonomy: Taxonomy) -> dict:
         "stage": row["stage"].strip(),
         "reason_code": code,
         "rationale": rationale.strip(),
+        "round": PLACEHOLDER,
     }
 
 

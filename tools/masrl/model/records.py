@@ -80,6 +80,9 @@ ENTRY_FIELDS: tuple[FieldSpec, ...] = (
     FieldSpec("latest_version", "version", "Latest arXiv version seen, e.g. v3.", required=False, nullable=True),
     FieldSpec("primary_category", "str", "arXiv primary category, e.g. cs.LG.", required=False, nullable=True),
     FieldSpec("journal_ref", "str", "Journal reference reported by arXiv.", required=False, nullable=True),
+    FieldSpec("added", "date", "Date the entry entered the corpus, YYYY-MM-DD."),
+    FieldSpec("round", "str", "Screening round that brought the entry (an id from screening/rounds.yaml)."),
+    FieldSpec("screened_by", "str", "Who screened it (free text).", required=False, nullable=True),
 )
 
 EXCLUSION_FIELDS: tuple[FieldSpec, ...] = (
@@ -93,6 +96,8 @@ EXCLUSION_FIELDS: tuple[FieldSpec, ...] = (
     FieldSpec("stage", "tag", "Screening stage at which it was excluded.", axis="screening_stages"),
     FieldSpec("reason_code", "tag", "Why it was excluded.", axis="exclusion_reasons"),
     FieldSpec("rationale", "text", "One or two sentences, in our own words, on why it is out."),
+    FieldSpec("round", "str", "Screening round of the decision (an id from screening/rounds.yaml)."),
+    FieldSpec("screened_by", "str", "Who screened it (free text).", required=False, nullable=True),
 )
 
 IDENTIFIER_KINDS = ("arxiv", "doi", "openreview")
@@ -128,6 +133,9 @@ class Entry:
     latest_version: str | None = None
     primary_category: str | None = None
     journal_ref: str | None = None
+    added: str | None = None
+    round: str | None = None
+    screened_by: str | None = None
     path: Path | None = field(default=None, compare=False)
 
     @property
@@ -163,10 +171,13 @@ class Exclusion:
     stage: str
     reason_code: str
     rationale: str
+    round: str | None = None
+    screened_by: str | None = None
     path: Path | None = field(default=None, compare=False)
 
     def to_data(self) -> dict[str, Any]:
-        return {spec.name: _plain(getattr(self, spec.name)) for spec in EXCLUSION_FIELDS}
+        return {spec.name: _plain(getattr(self, spec.name)) for spec in EXCLUSION_FIELDS
+                if spec.required or getattr(self, spec.name) is not None}
 
 
 def _plain(value: Any) -> Any:
