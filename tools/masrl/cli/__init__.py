@@ -30,6 +30,7 @@ LAZY_COMMANDS: dict[str, tuple[str, str, str]] = {
     "claims": ("masrl.cli.claims", "claims_command", "Check the claim ledger; exit 1 when a claim fails."),
     "plots": ("masrl.cli.plots", "plots_command", "Render the figures to figures/*.svg and *.png."),
     "site": ("masrl.cli.site", "site_group", "Build or preview the awesome-list site."),
+    "agreement": ("masrl.cli.agreement", "agreement_command", "Agreement between screeners: kappa, alpha, disagreements."),
     "discover": ("masrl.cli.discover", "discover_command", "Search arXiv with the query families; queue new candidates."),
     "snapshot": ("masrl.cli.snapshot", "snapshot_group", "Freeze the corpus under a name (snapshots/NAME.json)."),
 }
