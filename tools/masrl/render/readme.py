@@ -156,4 +156,12 @@ def readme_files(corpus: Corpus) -> dict[str, bytes]:
     if not path.is_file():
         return {}
     current = path.read_bytes().decode("utf-8")
-    return {README: replace_block(current, paper_list(corpus)).encode("utf-8")}
+    return {README: replace_block(current, screened_line(corpus) + paper_list(corpus)).encode("utf-8")}
+
+
+def screened_line(corpus: Corpus) -> str:
+    """When the corpus was last screened and what each round added (the first line of the block)."""
+    from masrl.derive.flow import compute_flow
+    from masrl.render.flow import last_screened_line
+
+    return f"_{last_screened_line(compute_flow(corpus))}_\n\n"

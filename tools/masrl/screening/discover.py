@@ -16,6 +16,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from masrl.derive.flow import record_identified
 from masrl.errors import UsageError
 from masrl.imports.arxiv import ArxivClient, PaperMetadata
 from masrl.model import identifiers as ids
@@ -178,6 +179,8 @@ def discover(project: Project, since: dt.date, until: dt.date, client: ArxivClie
             queue[stem] = QueueItem(path, data)
             known.add(project.relative(path), data["identifiers"], None, [data["url"]], data["title"])
             result.added.append(stem)
+        found = [p.arxiv_id for p in papers]
+        record_identified(project, round_id, "arxiv", found, [i for i in found if i in result.known])
         done.append(family)
         result.families_run.append(family)
         write_atomic(state_path, json.dumps({"run": run, "done": done}, indent=1) + "\n")

@@ -1,0 +1,40 @@
+"""The screening flow as Markdown tables: one column per round, newest last, and the total."""
+
+from __future__ import annotations
+
+from masrl.derive.flow import Flow, RoundFlow
+
+
+def flow_rows(flow: Flow) -> tuple[list[str], list[list[str]]]:
+    columns: list[RoundFlow] = [*flow.rounds, flow.cumulative] if len(flow.rounds) > 1 else list(flow.rounds)
+    header = ["Stage", *(c.round for c in columns)]
+    sources = sorted({s for c in columns for s in c.identified})
+    reasons = sorted({k for c in columns for k in c.excluded})
+    rows = [["Identified", *(str(c.identified_total) for c in columns)]]
+    rows += [[f"  from {s}", *(str(c.identified.get(s, 0)) for c in columns)] for s in sources]
+    rows += [["Duplicates removed", *(str(c.duplicates) for c in columns)],
+             ["Screened", *(str(c.screened) for c in columns)],
+             ["Excluded", *(str(c.excluded_total) for c in columns)]]
+    rows += [[f"  {stage}: {reason}", *(str(c.excluded.get((stage, reason), 0)) for c in columns)]
+             for stage, reason in reasons]
+    rows += [["Included", *(str(c.included) for c in columns)],
+             ["Waiting in the queue", *(str(c.waiting) for c in columns)]]
+    return header, rows
+
+
+def flow_markdown(flow: Flow) -> str:
+    from masrl.render.stats import markdown_table
+
+    if not flow.rounds:
+        return "No screening rounds yet.\n"
+    header, rows = flow_rows(flow)
+    return markdown_table(header, rows, "l" + "r" * (len(header) - 1)) + "\n"
+
+
+def last_screened_line(flow: Flow) -> str:
+    """The README's line on when the corpus was last screened and what each round added."""
+    if not flow.rounds:
+        return "The corpus has not been screened in any recorded round yet."
+    last = flow.rounds[-1]
+    added = "; ".join(f"{f.round}: {f.included} entries, {f.excluded_total} exclusions" for f in reversed(flow.rounds))
+    return f"Last screened {last.date} (round {last.round}). Records added per round, newest first: {added}."
