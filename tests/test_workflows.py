@@ -75,15 +75,26 @@ def runs_of(workflow: dict) -> list[str]:
     return [step["run"] for job in workflow["jobs"].values() for step in job["steps"] if "run" in step]
 
 
+# Workflows allowed to write, with exactly the permissions they hold.
+WRITING_WORKFLOWS = {"discover.yml": {"contents": "write", "pull-requests": "write"}}
+
+
 @pytest.mark.parametrize("path", WORKFLOWS, ids=lambda p: p.name)
 def test_workflows_pin_action_majors_and_use_no_secrets(path):
     text = path.read_text(encoding="utf-8")
     workflow = load(path)
     assert not re.search(r"\$\{\{[^}]*\bsecrets\b", text), "workflows must not use secrets"
     assert "pull_request_target" not in workflow["on"]
-    for action in uses_of(workflow):
-        assert re.fullmatch(r"actions/[a-z-]+@v\d+", action), action
-    assert workflow["permissions"] == {"contents": "read"}
+    if path.name in WRITING_WORKFLOWS:
+        # A workflow that may write is pinned by commit, each pin naming its tag in a comment.
+        for action in uses_of(workflow):
+            assert re.fullmatch(r"actions/[a-z-]+@[0-9a-f]{40}", action), action
+            assert re.search(re.escape(action) + r" # v\d+\.\d+\.\d+\n", text), action
+        assert workflow["permissions"] == WRITING_WORKFLOWS[path.name]
+    else:
+        for action in uses_of(workflow):
+            assert re.fullmatch(r"actions/[a-z-]+@v\d+", action), action
+        assert workflow["permissions"] == {"contents": "read"}
     assert "group" in workflow["concurrency"]
     for job in workflow["jobs"].values():
         checkout = [s for s in job["steps"] if s.get("uses", "").startswith("actions/checkout@")]
@@ -102,6 +113,17 @@ def test_pull_request_workflow_runs_every_check_read_only():
                 "masrl check", "pytest"]
     positions = [next(i for i, run in enumerate(runs) if command in run) for command in expected]
     assert positions == sorted(positions), runs
+
+
+def test_discover_workflow_runs_weekly_and_on_demand_through_the_tested_script():
+    workflow = load(GITHUB / "workflows" / "discover.yml")
+    assert set(workflow["on"]) == {"schedule", "workflow_dispatch"}
+    assert len(workflow["on"]["schedule"]) == 1
+    (job,) = workflow["jobs"].values()
+    assert "permissions" not in job
+    assert runs_of(workflow)[-1] == "bash scripts/discover_pr.sh"
+    step = job["steps"][-1]
+    assert step["env"]["GH_TOKEN"] == "${{ github.token }}"
 
 
 def test_pages_workflow_builds_from_main_and_only_deploy_may_write():
