@@ -129,3 +129,43 @@ def test_bad_requests_are_usage_errors(repo_copy, arxiv, kwargs, message):
     args = {"since": SINCE, "until": UNTIL, "families": FAMILIES, **kwargs}
     with pytest.raises(UsageError, match=message):
         discover(repo_copy, args["since"], args["until"], client_for(arxiv), families=args["families"], today=TODAY)
+
+
+@pytest.mark.slow  # runs a full build
+def test_round_end_to_end_discover_decide_validate_build_claims_and_snapshot(repo_copy, arxiv):
+    """discover -> include one, exclude one -> validate, build, check pass; the live claims show
+    exactly what the new entry changes; the snapshot's outputs do not move."""
+    from conftest import entry_data, exclusion_data, write_entry, write_exclusion
+    from masrl.derive.claims import claims_report
+    from masrl.model.records import load_corpus
+
+    runner = CliRunner()
+    root = str(repo_copy.root)
+    frozen_stats = runner.invoke(main, ["stats", "--snapshot", "survey-2026-05", "--root", root]).output
+    run(repo_copy, arxiv)
+    queue = repo_copy.root / "screening" / "queue"
+    # include 2606.01001 (an RL-trained controller that learns when to stop), exclude 2606.01003
+    write_entry(repo_copy.root, entry_data(
+        "learning-to-halt2026", title="Learning to Halt: Policy-Gradient Stopping for LLM Orchestrators", year=2026,
+        identifiers={"arxiv": "2606.01001", "doi": None, "openreview": None},
+        urls=["https://arxiv.org/abs/2606.01001"], reward_types=["hybrid"], credit_units=[], credit_mechanism=None,
+        sub_decisions=["O5"], summary="Trains an orchestrator with policy gradients to decide when its team stops.",
+        added="2026-11-23", round="2026-11", screened_by="alice"))
+    write_exclusion(repo_copy.root, exclusion_data(
+        "E033", source="arxiv", query_family="credit_assignment", title="Turn-Level Credit Assignment for Debating Agents",
+        identifier="arXiv:2606.01003", url="https://arxiv.org/abs/2606.01003", date_screened="2026-11-23",
+        reason_code="single_agent", rationale="Credit is split over one agent's turns; there is no team to coordinate.",
+        round="2026-11", screened_by="alice"))
+    (queue / "2606.01001.yaml").unlink()
+    (queue / "2606.01003.yaml").unlink()
+    for command in (["validate"], ["build"], ["check"]):
+        result = runner.invoke(main, [*command, "--root", root])
+        assert result.exit_code == 0, (command, result.output)
+    report = claims_report(load_corpus(repo_copy))
+    assert {c.id: [x.describe() for x in c.causes] for c in report.changed} == {
+        "corpus-size": ["E033 (added in round 2026-11)", "learning-to-halt2026 (added in round 2026-11)"],
+        "category-mix": ["learning-to-halt2026 (added in round 2026-11)"],
+        "no-rl-stopping": ["learning-to-halt2026 (added in round 2026-11)"],
+    }
+    assert runner.invoke(main, ["stats", "--snapshot", "survey-2026-05", "--root", root]).output == frozen_stats
+    assert runner.invoke(main, ["claims", "--snapshot", "survey-2026-05", "--root", root]).exit_code == 0

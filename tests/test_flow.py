@@ -80,3 +80,17 @@ def test_whats_new_page_shows_rounds_newest_first(repo_copy):
     assert "Learning to Halt an Agent Team" in page.split(older)[0]
     assert "## Screening flow" in page
     assert living_files(ctx)["feed.xml"].startswith(b"<?xml")
+
+
+def test_flow_cli(repo_copy):
+    import json
+
+    from click.testing import CliRunner
+    from masrl.cli import main
+
+    second_round(repo_copy)
+    result = CliRunner().invoke(main, ["flow", "--format", "json", "--root", str(repo_copy.root)])
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.output)
+    assert [r["round"] for r in data["rounds"]] == ["survey-2026-05", "2026-11"]
+    assert data["cumulative"]["included"] == 85

@@ -63,6 +63,7 @@ def test_snapshot_outputs_stay_byte_identical_as_the_live_corpus_changes(repo_co
         assert run(root, *args, "--snapshot", SNAPSHOT).output == before[tuple(args)], args
 
 
+@pytest.mark.slow  # runs a full build
 def test_live_claims_report_what_changed_with_entries_and_rounds(repo_copy):
     root = repo_copy.root
     grow_and_retag(root)
