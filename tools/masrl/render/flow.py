@@ -37,4 +37,5 @@ def last_screened_line(flow: Flow) -> str:
         return "The corpus has not been screened in any recorded round yet."
     last = flow.rounds[-1]
     added = "; ".join(f"{f.round}: {f.included} entries, {f.excluded_total} exclusions" for f in reversed(flow.rounds))
-    return f"Last screened {last.date} (round {last.round}). Records added per round, newest first: {added}."
+    when = f"Last screened {last.date} (round {last.round})" if last.date else f"Last screened in round {last.round}"
+    return f"{when}. Records added per round, newest first: {added}."
