@@ -79,7 +79,9 @@ def test_whats_new_page_shows_rounds_newest_first(repo_copy):
     assert page.index(newer) < page.index(older)
     assert "Learning to Halt an Agent Team" in page.split(older)[0]
     assert "## Screening flow" in page
-    assert living_files(ctx)["feed.xml"].startswith(b"<?xml")
+    files = living_files(ctx)
+    assert files["feed.xml"].startswith(b"<?xml")
+    assert b"2026-11" in files["figures/round-flow.svg"] and "figures/round-flow.svg" in page
 
 
 def test_flow_cli(repo_copy):

@@ -39,3 +39,41 @@ def last_screened_line(flow: Flow) -> str:
     added = "; ".join(f"{f.round}: {f.included} entries, {f.excluded_total} exclusions" for f in reversed(flow.rounds))
     when = f"Last screened {last.date} (round {last.round})" if last.date else f"Last screened in round {last.round}"
     return f"{when}. Records added per round, newest first: {added}."
+
+
+FLOW_FIGURE = "figures/round-flow.svg"  # on the site only: it changes with every round
+FLOW_STAGES = (("identified", "identified"), ("duplicates", "duplicates removed"), ("excluded", "excluded"),
+               ("included", "included"), ("waiting", "waiting"))
+
+
+def flow_figure(flow: Flow) -> bytes:
+    """Records per stage for each round, as grouped horizontal bars (SVG), drawn with the
+    corpus figures' style so the site looks of a piece."""
+    import numpy as np
+
+    from masrl.render.figures import OKABE_ITO, _new_figure, _style, figure_bytes
+
+    rounds = list(flow.rounds)
+    values = {
+        "identified": [f.identified_total for f in rounds], "duplicates": [f.duplicates for f in rounds],
+        "excluded": [f.excluded_total for f in rounds], "included": [f.included for f in rounds],
+        "waiting": [f.waiting for f in rounds],
+    }
+    with _style():
+        figure = _new_figure(8.0, 1.2 + 1.1 * max(len(rounds), 1))
+        ax = figure.subplots()
+        height = 0.8 / len(FLOW_STAGES)
+        positions = np.arange(len(rounds))
+        top = max([1, *(v for series in values.values() for v in series)])
+        for index, ((key, label), colour) in enumerate(zip(FLOW_STAGES, OKABE_ITO, strict=False)):
+            ys = positions + (index - (len(FLOW_STAGES) - 1) / 2) * height
+            ax.barh(ys, values[key], height=height * 0.9, color=colour, label=label)
+            for y, count in zip(ys, values[key], strict=True):
+                ax.text(count + top * 0.01, y, str(count), va="center", fontsize=7)
+        ax.set_yticks(positions, [f.round for f in rounds])
+        ax.invert_yaxis()
+        ax.set_xlim(0, top * 1.12)
+        ax.set_xlabel("records")
+        ax.set_title("Screening flow per round", loc="left")
+        ax.legend(frameon=False, fontsize=8, loc="lower right")
+        return figure_bytes(figure, "svg")

@@ -18,13 +18,17 @@ def living_files(ctx: SiteContext) -> dict[str, bytes]:
     from masrl.render.feed import FEED_FILE, atom_feed
     from masrl.render.site.context import entry_page
 
-    return {FEED_FILE: atom_feed(ctx.corpus, lambda key: page_url(entry_page(key)))}
+    from masrl.derive.flow import compute_flow
+    from masrl.render.flow import FLOW_FIGURE, flow_figure
+
+    return {FEED_FILE: atom_feed(ctx.corpus, lambda key: page_url(entry_page(key))),
+            FLOW_FIGURE: flow_figure(compute_flow(ctx.corpus))}
 
 
 def whats_new_markdown(ctx: SiteContext) -> str:
     from masrl.derive.flow import compute_flow
     from masrl.render.feed import FEED_FILE
-    from masrl.render.flow import flow_markdown, last_screened_line
+    from masrl.render.flow import FLOW_FIGURE, flow_markdown, last_screened_line
 
     page = WHATS_NEW_PAGE
     corpus = ctx.corpus
@@ -41,7 +45,7 @@ def whats_new_markdown(ctx: SiteContext) -> str:
         parts += [f"- {ctx.entry_link(page, e.key, e.title)} ({md_text(e.added or '')})" for e in entries]
         parts.append("")
     parts += ["## Screening flow", "", "Records per stage, per round and over all rounds (PRISMA style).", "",
-              flow_markdown(flow)]
+              f"![Screening flow per round]({FLOW_FIGURE})", "", flow_markdown(flow)]
     return "\n".join(parts).rstrip() + "\n"
 
 
