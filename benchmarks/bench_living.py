@@ -16,12 +16,12 @@ from pathlib import Path
 REPO_ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO_ROOT / "tools"))
 
-from masrl.derive.stats import compute_stats  # noqa: E402
-from masrl.imports.arxiv import PaperMetadata  # noqa: E402
-from masrl.model.records import Project, load_corpus  # noqa: E402
-from masrl.model.snapshot import load_snapshot  # noqa: E402
-from masrl.render.stats import stats_markdown  # noqa: E402
-from masrl.screening.discover import known_records  # noqa: E402
+from masrl.derive.stats import compute_stats
+from masrl.imports.arxiv import PaperMetadata
+from masrl.model.records import Project, load_corpus
+from masrl.model.snapshot import load_snapshot
+from masrl.render.stats import stats_markdown
+from masrl.screening.discover import known_records
 
 
 def best(action, repeat: int) -> float:

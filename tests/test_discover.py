@@ -16,7 +16,7 @@ from masrl.screening.discover import STATE_FILE, discover
 from masrl.screening.rounds import load_rounds
 
 sys.path.insert(0, str(Path(__file__).resolve().parent / "fixtures" / "arxiv"))
-from fake_search import FakeSearch  # noqa: E402
+from fake_search import FakeSearch
 
 TODAY = dt.date(2026, 11, 23)
 SINCE, UNTIL = dt.date(2026, 5, 4), dt.date(2026, 11, 20)

@@ -12,7 +12,7 @@ import pytest
 from conftest import REPO_ROOT
 
 sys.path.insert(0, str(Path(__file__).resolve().parent / "fixtures" / "arxiv"))
-from fake_search import FakeSearch  # noqa: E402
+from fake_search import FakeSearch
 
 SCRIPT = REPO_ROOT / "scripts" / "discover_pr.sh"
 BIN = Path(sys.executable).parent
@@ -37,7 +37,7 @@ def run_script(root, url, **env):
                    "MASRL_ARXIV_API_URL": url, "MASRL_ARXIV_DELAY": "0", "MASRL_ARXIV_BACKOFF": "0",
                    "DRY_RUN": "1", "GH_TOKEN": "", "GITHUB_REPOSITORY": "", **env}
     return subprocess.run(["bash", str(root / "scripts" / "discover_pr.sh")], cwd=root, env=environment,
-                          capture_output=True, text=True, timeout=300)
+                          capture_output=True, text=True, timeout=300, check=False)
 
 
 @pytest.mark.skipif(shutil.which("git") is None, reason="needs git")

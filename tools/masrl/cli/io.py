@@ -7,7 +7,7 @@ from pathlib import Path
 
 import click
 
-from masrl.cli import emit, load_or_exit, output_option, project_from, root_option
+from masrl.cli import emit, output_option, project_from, root_option
 from masrl.cli.snapshot import corpus_or_snapshot, snapshot_option
 
 

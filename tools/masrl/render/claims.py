@@ -93,8 +93,8 @@ def changed_banner(report: ClaimsReport | None) -> list[str]:
     """Markdown lines announcing the claims that changed in the live corpus (none when none did)."""
     if not report or not report.changed:
         return []
-    lines = [f"> **{len(report.changed)} claim(s) changed.** They hold on the frozen snapshot "
-             f"`{report.snapshot}` but no longer hold on the live corpus:", ">"]
+    lines = [(f"> **{len(report.changed)} claim(s) changed.** They hold on the frozen snapshot "
+              f"`{report.snapshot}` but no longer hold on the live corpus:"), ">"]
     for c in report.changed:
         lines.append(f"> - `{c.id}`: {c.live.detail}. Changed by {changed_by_text(c)}.")
     return lines + [""]

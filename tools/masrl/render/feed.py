@@ -16,7 +16,7 @@ MAX_ITEMS = 100
 
 
 def _moment(day: str) -> dt.datetime:
-    return dt.datetime.combine(dt.date.fromisoformat(day), dt.time(0, 0), tzinfo=dt.timezone.utc)
+    return dt.datetime.combine(dt.date.fromisoformat(day), dt.time(0, 0), tzinfo=dt.UTC)
 
 
 def _newest_first(corpus: Corpus) -> list[Entry]:

@@ -62,7 +62,7 @@ def parse_rounds(raw, rel: str, taxonomy) -> tuple[list[Round], list[RoundProble
             continue
         before = len(problems)
 
-        def bad(key, message, hint=""):
+        def bad(key, message, hint="", item=item):
             problems.append(RoundProblem(rel, item.line_of(key), message, hint))
 
         for key in item:

@@ -15,11 +15,10 @@ def living_pages(ctx: SiteContext) -> dict[str, str]:
 
 
 def living_files(ctx: SiteContext) -> dict[str, bytes]:
-    from masrl.render.feed import FEED_FILE, atom_feed
-    from masrl.render.site.context import entry_page
-
     from masrl.derive.flow import compute_flow
+    from masrl.render.feed import FEED_FILE, atom_feed
     from masrl.render.flow import FLOW_FIGURE, flow_figure
+    from masrl.render.site.context import entry_page
 
     return {FEED_FILE: atom_feed(ctx.corpus, lambda key: page_url(entry_page(key))),
             FLOW_FIGURE: flow_figure(compute_flow(ctx.corpus))}
@@ -40,8 +39,8 @@ def whats_new_markdown(ctx: SiteContext) -> str:
                          reverse=True)
         excluded = round_flow.excluded_total
         parts += [f"## Round {md_text(round_flow.round)}", "",
-                  f"Closed {md_text(round_flow.date or 'n/a')}: {len(entries)} entries added, {excluded} records excluded, "
-                  f"{round_flow.waiting} waiting in the screening queue.", ""]
+                  (f"Closed {md_text(round_flow.date or 'n/a')}: {len(entries)} entries added, "
+                   f"{excluded} records excluded, {round_flow.waiting} waiting in the screening queue."), ""]
         parts += [f"- {ctx.entry_link(page, e.key, e.title)} ({md_text(e.added or '')})" for e in entries]
         parts.append("")
     parts += ["## Screening flow", "", "Records per stage, per round and over all rounds (PRISMA style).", "",
