@@ -47,6 +47,8 @@ def entry_data(key: str = "alpha2025", /, **overrides) -> dict:
         "evidence_level": "preprint",
         "summary": "Trains a small team of language agents with a shared reward.",
         "notes": "",
+        "added": "2026-05-04",
+        "round": "survey-2026-05",
     }
     drop = overrides.pop("drop", ())
     data.update(overrides)
@@ -71,6 +73,7 @@ def exclusion_data(record_id: str = "E001", /, **overrides) -> dict:
         "stage": "abstract_screen",
         "reason_code": "no_rl_component",
         "rationale": "Agents are only prompted; nothing is trained.",
+        "round": "survey-2026-05",
     }
     data.update(overrides)
     return data
@@ -92,6 +95,7 @@ def write_exclusion(root: Path, data: dict, name: str | None = None) -> Path:
 def mini_project(tmp_path: Path) -> Project:
     """A tiny valid corpus (three entries, one exclusion) with the real taxonomy."""
     shutil.copytree(REPO_ROOT / "taxonomy", tmp_path / "taxonomy")
+    shutil.copytree(REPO_ROOT / "screening", tmp_path / "screening", ignore=shutil.ignore_patterns("queue"))
     write_entry(tmp_path, entry_data("alpha2025"))
     write_entry(tmp_path, entry_data("beta2024", title="Beta Routing of Subtasks", year=2024,
                                      credit_units=["message"], credit_mechanism="explicit"))
@@ -105,8 +109,9 @@ def mini_project(tmp_path: Path) -> Project:
 @pytest.fixture
 def repo_copy(tmp_path: Path) -> Project:
     """A copy of this repository's data (corpus, exclusions, taxonomy, README) to modify freely."""
-    for name in ("corpus", "exclusions", "taxonomy"):
-        shutil.copytree(REPO_ROOT / name, tmp_path / name)
+    for name in ("corpus", "exclusions", "taxonomy", "screening", "snapshots"):
+        if (REPO_ROOT / name).exists():
+            shutil.copytree(REPO_ROOT / name, tmp_path / name)
     for name in ("README.md", "STATS.md"):
         if (REPO_ROOT / name).exists():
             shutil.copy(REPO_ROOT / name, tmp_path / name)

@@ -86,8 +86,9 @@ def test_add_writes_the_facts_and_a_placeholder_for_every_tag(mini_project, fake
     text = result.path.read_text(encoding="utf-8")
     assert text.startswith(ENTRY_SCHEMA_LINE + "\n")
     data = yamlio.loads(text)
-    # every field a new entry has, in the model's order (corrections come only after publication)
-    assert list(data) == [s.name for s in entry_specs(load_taxonomy()) if s.name != "corrections"]
+    # every field a new entry has, in the model's order (no corrections before publication, no screener)
+    assert list(data) == [s.name for s in entry_specs(load_taxonomy()) if s.name not in ("corrections", "screened_by")]
+    assert (data["added"], data["round"]) == (PLACEHOLDER, PLACEHOLDER)
     assert data["title"] == "ShapleyRoute: Credit-Aware Message Routing for LLM Agent Teams"
     assert data["authors"] == ["Marchand, Élodie", "Zhang, Wei", "van der Berg, Jan", "Ruiz, Jr., Carlos"]
     assert data["authors_complete"] is True
@@ -111,7 +112,7 @@ def test_validate_rejects_the_scaffold_until_the_tags_are_filled(mini_project, f
     report = validate_project(mini_project)
     rel = mini_project.relative(result.path)
     placeholder_fields = {p.message.split("'")[1] for p in report.errors if p.code == "placeholder"}
-    assert placeholder_fields == set(TAG_FIELDS) | {"summary", "sub_decision_evidence"}
+    assert placeholder_fields == set(TAG_FIELDS) | {"summary", "sub_decision_evidence", "added", "round"}
     assert {p.path for p in report.errors} == {rel}
 
 
@@ -191,8 +192,9 @@ def test_exclude_writes_the_next_exclusion_record(mini_project, fake):
         "stage": "abstract_screen",
         "reason_code": "no_rl_component",
         "rationale": PLACEHOLDER,
+        "round": PLACEHOLDER,
     }
-    assert result.todo == ["query_family", "rationale"]
+    assert result.todo == ["query_family", "rationale", "round"]
 
 
 def test_exclude_checks_stage_and_reason_before_asking_arxiv(mini_project, fake):
@@ -379,6 +381,8 @@ def test_cli_exclude(mini_project, fake):
 
 
 FILLED_TAGS = {
+    "added": "2026-05-04",
+    "round": "survey-2026-05",
     "category": "rl_method",
     "is_rl": "yes",
     "reward_types": ["shared"],

@@ -60,6 +60,10 @@ def runs_of(workflow: dict) -> list[str]:
     return [step["run"] for job in workflow["jobs"].values() for step in job["steps"] if "run" in step]
 
 
+# Workflows allowed to write, with exactly the permissions they hold.
+WRITING_WORKFLOWS = {"discover.yml": {"contents": "write", "pull-requests": "write"}}
+
+
 @pytest.mark.parametrize("path", WORKFLOWS, ids=lambda p: p.name)
 def test_workflows_pin_actions_by_commit_and_use_no_secrets(path):
     text = path.read_text(encoding="utf-8")
@@ -71,7 +75,7 @@ def test_workflows_pin_actions_by_commit_and_use_no_secrets(path):
         assert re.fullmatch(r"actions/[a-z-]+@[0-9a-f]{40}", action), action
     for line in (line for line in text.splitlines() if "uses:" in line):
         assert re.search(r"@[0-9a-f]{40} # v\d+\.\d+\.\d+$", line), line
-    assert workflow["permissions"] == {"contents": "read"}
+    assert workflow["permissions"] == WRITING_WORKFLOWS.get(path.name, {"contents": "read"})
     assert "group" in workflow["concurrency"]
     for job in workflow["jobs"].values():
         checkout = [s for s in job["steps"] if s.get("uses", "").startswith("actions/checkout@")]
@@ -90,6 +94,17 @@ def test_pull_request_workflow_runs_every_check_read_only():
                 "masrl check", "pytest"]
     positions = [next(i for i, run in enumerate(runs) if command in run) for command in expected]
     assert positions == sorted(positions), runs
+
+
+def test_discover_workflow_runs_weekly_and_on_demand_through_the_tested_script():
+    workflow = load(GITHUB / "workflows" / "discover.yml")
+    assert set(workflow["on"]) == {"schedule", "workflow_dispatch"}
+    assert len(workflow["on"]["schedule"]) == 1
+    (job,) = workflow["jobs"].values()
+    assert "permissions" not in job
+    assert runs_of(workflow)[-1] == "bash scripts/discover_pr.sh"
+    step = job["steps"][-1]
+    assert step["env"]["GH_TOKEN"] == "${{ github.token }}"
 
 
 def test_pages_workflow_builds_from_main_and_only_deploy_may_write():

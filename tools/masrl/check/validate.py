@@ -13,6 +13,8 @@ import json
 from collections import defaultdict
 from dataclasses import asdict, dataclass, field
 
+from pydantic import ValidationError
+
 from masrl.annotations import github_annotation
 from masrl.check.layout import stray_files
 from masrl.check.rules import unknown_rule_fields
@@ -481,7 +483,13 @@ def validate_project(project: Project, allow_placeholders: bool = False) -> Repo
             files_read += 1
             rel = project.relative(record.path)
             if _check_file(record, rel, taxonomy, specs, problems, allow_placeholders):
-                sink.append(build(record.data, record.path, taxonomy))
+                try:
+                    sink.append(build(record.data, record.path, taxonomy))
+                except ValidationError as exc:  # the checker above should have said it; never a traceback
+                    first = exc.errors()[0]
+                    field_path = tuple(first.get("loc", ()))
+                    problems.append(Problem(rel, record.line_of(*field_path[:1]) if field_path else 1,
+                                            f"{'.'.join(map(str, field_path)) or 'record'}: {first.get('msg')}", "", "error", "model"))
             if isinstance(record.data, dict):
                 key = record.data.get(key_field)
                 identity_items.append((rel, record, str(key) if key is not None else record.path.stem))
@@ -490,6 +498,10 @@ def validate_project(project: Project, allow_placeholders: bool = False) -> Repo
     _duplicate_problems(identity_items, problems, different_papers)
     for found in (*stray_files(project), *unknown_rule_fields(taxonomy, {s.name for s in entry_specs(taxonomy)}, project)):
         problems.append(Problem(*found))
+    from masrl.screening.rounds import round_problems  # rounds are screening data
+
+    for rp in round_problems(project, [(rel, record) for rel, record, _ in identity_items]):
+        problems.append(Problem(rp.path, rp.line, rp.message, rp.hint, "error", "round"))
     if not files_read:
         problems.append(Problem(project.relative(project.root) or ".", 1, "no corpus/ or exclusions/ YAML files were found here", "run masrl from a corpus checkout or pass --root", "error", "no-data"))
     problems.sort(key=lambda p: (p.path, p.line, p.message))

@@ -27,9 +27,13 @@ LAZY_COMMANDS: dict[str, tuple[str, str, str]] = {
     "verify-metadata": ("masrl.cli.contribute", "verify_metadata_command", "Compare titles, years and first authors with arXiv."),
     "stats": ("masrl.cli.stats", "stats_command", "Print corpus statistics as Markdown, JSON or CSV."),
     "gaps": ("masrl.cli.gaps", "gaps_command", "Show empty and sparse cells and uncovered values."),
-    "claims": ("masrl.cli.claims", "claims_command", "Check the claim ledger; exit 1 when a claim fails."),
+    "claims": ("masrl.cli.claims", "claims_command", "Check the claim ledger on the survey snapshot (fail = exit 1) and live (changes reported)."),
     "plots": ("masrl.cli.plots", "plots_command", "Render the figures to figures/*.svg and *.png."),
     "site": ("masrl.cli.site", "site_group", "Build or preview the awesome-list site."),
+    "agreement": ("masrl.cli.agreement", "agreement_command", "Agreement between screeners: kappa, alpha, disagreements."),
+    "flow": ("masrl.cli.flow", "flow_command", "Show the screening flow (PRISMA style) per round and in all."),
+    "discover": ("masrl.cli.discover", "discover_command", "Search arXiv with the query families; queue new candidates."),
+    "snapshot": ("masrl.cli.snapshot", "snapshot_group", "Freeze the corpus under a name (snapshots/NAME.json)."),
 }
 
 

@@ -6,7 +6,8 @@ from pathlib import Path
 
 import click
 
-from masrl.cli import emit, load_or_exit, output_option, root_option
+from masrl.cli import emit, output_option, root_option
+from masrl.cli.snapshot import corpus_or_snapshot, snapshot_option
 from masrl.derive.gaps import DEFAULT_SPARSE
 
 
@@ -16,11 +17,12 @@ from masrl.derive.gaps import DEFAULT_SPARSE
               help="Cells with 1 to N entries count as sparse.")
 @click.option("--format", "fmt", type=click.Choice(["markdown", "json"]), default="markdown", show_default=True)
 @output_option
-def gaps_command(root: str | None, sparse: int, fmt: str, output: Path | None) -> None:
+@snapshot_option
+def gaps_command(root: str | None, sparse: int, fmt: str, output: Path | None, snapshot: str | None) -> None:
     """Show empty and sparse cross-tab cells, unused reward families and credit units,
     sub-decision coverage of RL-trained entries and benchmark coverage of evaluation measures."""
     from masrl.derive.gaps import find_gaps
     from masrl.render.gaps import gaps_json, gaps_markdown
 
-    gaps = find_gaps(load_or_exit(root), sparse=sparse)
+    gaps = find_gaps(corpus_or_snapshot(root, snapshot), sparse=sparse)
     emit(gaps_json(gaps) if fmt == "json" else gaps_markdown(gaps), output)

@@ -7,7 +7,8 @@ from pathlib import Path
 
 import click
 
-from masrl.cli import emit, load_or_exit, output_option, project_from, root_option
+from masrl.cli import emit, output_option, project_from, root_option
+from masrl.cli.snapshot import corpus_or_snapshot, snapshot_option
 
 
 def _fail(message: str) -> None:
@@ -71,11 +72,12 @@ def export_group() -> None:
 @root_option
 @click.option("--kind", type=click.Choice(["papers", "exclusions"]), default="papers", show_default=True)
 @output_option
-def export_csv_command(root: str | None, kind: str, output: Path | None) -> None:
+@snapshot_option
+def export_csv_command(root: str | None, kind: str, output: Path | None, snapshot: str | None) -> None:
     """Export entries (papers) or the screening log (exclusions) in the artifact's CSV layout."""
     from masrl.exports.csv import export_csv
 
-    emit(export_csv(load_or_exit(root, allow_placeholders=True), kind), output)
+    emit(export_csv(corpus_or_snapshot(root, snapshot, allow_placeholders=True), kind), output)
 
 
 @import_group.command("bib")
@@ -102,19 +104,21 @@ def import_bib(bib_file: Path, root: str | None, force: bool, dry_run: bool) -> 
 @export_group.command("bib")
 @root_option
 @output_option
-def export_bib_command(root: str | None, output: Path | None) -> None:
+@snapshot_option
+def export_bib_command(root: str | None, output: Path | None, snapshot: str | None) -> None:
     """Export every entry as BibTeX, keyed and sorted by corpus key (untagged entries too)."""
     from masrl.exports.bibtex import export_bibtex
 
-    emit(export_bibtex(load_or_exit(root, allow_placeholders=True).entries), output)
+    emit(export_bibtex(corpus_or_snapshot(root, snapshot, allow_placeholders=True).entries), output)
 
 
 @export_group.command("json")
 @root_option
 @output_option
-def export_json_command(root: str | None, output: Path | None) -> None:
+@snapshot_option
+def export_json_command(root: str | None, output: Path | None, snapshot: str | None) -> None:
     """Export entries, exclusions and the taxonomy as one deterministic JSON document."""
     from masrl.exports.json import export_json
 
     # Strict: the site must never show a TODO.
-    emit(export_json(load_or_exit(root, allow_placeholders=False)), output)
+    emit(export_json(corpus_or_snapshot(root, snapshot, allow_placeholders=False)), output)

@@ -505,3 +505,129 @@ def named_keys(keys: tuple[str, ...], limit: int | None = MAX_NAMED) -> str:
     if limit is None or len(keys) <= limit:
         return ", ".join(keys)
     return ", ".join(keys[:limit]) + f", … and {len(keys) - limit} more"
+
+
+# ---------------------------------------------------------------------------------------------
+# Claims on both: the frozen snapshot (a failure there is a bug) and the live corpus (a claim
+# may stop holding as the field moves; it is then reported as changed, with the records and
+# rounds that changed it).
+
+DEFAULT_SNAPSHOT = "survey-2026-05"
+
+
+@dataclass(frozen=True)
+class ChangeCause:
+    """A record that differs from the snapshot and bears on a claim."""
+
+    record: str  # corpus key or exclusion record id
+    round: str | None  # the record's round in the live corpus (None when removed)
+    how: str  # added | retagged | removed
+
+    def describe(self) -> str:
+        if self.how == "added":
+            return f"{self.record} (added in round {self.round})"
+        if self.how == "retagged":
+            return f"{self.record} (round {self.round}, tags changed since the snapshot)"
+        return f"{self.record} (removed since the snapshot)"
+
+
+@dataclass(frozen=True)
+class ClaimComparison:
+    frozen: ClaimResult | None  # None when there is no snapshot to compare with
+    live: ClaimResult
+    causes: tuple[ChangeCause, ...] = ()
+
+    @property
+    def id(self) -> str:
+        return self.live.id
+
+    @property
+    def status(self) -> str:
+        """holds | changed (holds on the snapshot, not live) | fails (fails where it must hold)."""
+        if self.frozen is not None and not self.frozen.holds:
+            return "fails"
+        if self.live.holds:
+            return "holds"
+        return "changed" if self.frozen is not None else "fails"
+
+
+@dataclass(frozen=True)
+class ClaimsReport:
+    snapshot: str | None
+    comparisons: tuple[ClaimComparison, ...]
+
+    @property
+    def live_results(self) -> list[ClaimResult]:
+        return [c.live for c in self.comparisons]
+
+    @property
+    def changed(self) -> list[ClaimComparison]:
+        return [c for c in self.comparisons if c.status == "changed"]
+
+    @property
+    def failed(self) -> list[ClaimComparison]:
+        return [c for c in self.comparisons if c.status == "fails"]
+
+    def ok(self, strict: bool = False) -> bool:
+        return not self.failed and not (strict and self.changed)
+
+
+def _record_data(corpus: Corpus) -> dict[str, tuple[dict, str | None]]:
+    records = {e.key: (e.to_data(), e.round) for e in corpus.entries}
+    records.update({x.record_id: (x.to_data(), x.round) for x in corpus.exclusions})
+    return records
+
+
+def record_changes(frozen: Corpus, live: Corpus) -> dict[str, ChangeCause]:
+    """Every record added, retagged or removed since the snapshot, by key or record id."""
+    before, after = _record_data(frozen), _record_data(live)
+    changes = {}
+    for key in sorted(before.keys() | after.keys()):
+        if key not in before:
+            changes[key] = ChangeCause(key, after[key][1], "added")
+        elif key not in after:
+            changes[key] = ChangeCause(key, None, "removed")
+        elif before[key][0] != after[key][0]:
+            changes[key] = ChangeCause(key, after[key][1], "retagged")
+    return changes
+
+
+def _causes(frozen: ClaimResult, live: ClaimResult, changes: dict[str, ChangeCause]) -> tuple[ChangeCause, ...]:
+    """The changed records behind a claim that stopped holding: the culprits the evaluation names,
+    else the records that joined or left the entries behind its value, else (totals) the records
+    added or removed since the snapshot."""
+    if live.culprits:
+        keys = [k for k in live.culprits if k in changes] or list(live.culprits)
+    else:
+        before = {(part, k) for part, ks in frozen.entries.items() for k in ks}
+        after = {(part, k) for part, ks in live.entries.items() for k in ks}
+        moved = {k for _, k in before ^ after}
+        keys = (sorted(moved & changes.keys()) or sorted(moved)
+                or [k for k, c in changes.items() if c.how != "retagged"] or sorted(changes))
+    return tuple(changes.get(k, ChangeCause(k, None, "retagged")) for k in keys)
+
+
+def compare_claims(live: Corpus, frozen: Corpus | None, snapshot: str | None,
+                   ledger_path: Path | None = None) -> ClaimsReport:
+    """The ledger on the snapshot and on the live corpus, claim by claim."""
+    live_results = evaluate_claims(live, ledger_path)
+    if frozen is None:
+        return ClaimsReport(None, tuple(ClaimComparison(None, r) for r in live_results))
+    path = Path(ledger_path) if ledger_path else ledger_path_of(live)
+    claims = load_ledger(path, frozen, live.project.relative(path))
+    frozen_results = [evaluate_claim(claim, frozen) for claim in claims]
+    changes = record_changes(frozen, live)
+    comparisons = []
+    for before, after in zip(frozen_results, live_results, strict=True):
+        causes = _causes(before, after, changes) if before.holds and not after.holds else ()
+        comparisons.append(ClaimComparison(before, after, causes))
+    return ClaimsReport(snapshot, tuple(comparisons))
+
+
+def claims_report(live: Corpus, ledger_path: Path | None = None, snapshot: str = DEFAULT_SNAPSHOT) -> ClaimsReport:
+    """compare_claims against the named snapshot when the project has it; live only otherwise."""
+    from masrl.model.snapshot import load_snapshot, snapshot_path
+
+    if not snapshot_path(live.project, snapshot).is_file():
+        return compare_claims(live, None, None, ledger_path)
+    return compare_claims(live, load_snapshot(live.project, snapshot), snapshot, ledger_path)

@@ -194,6 +194,9 @@ def entry_skeleton(
         "identifiers": {kind: identifiers.get(kind) for kind in IDENTIFIER_KINDS},
         "urls": list(urls) or PLACEHOLDER,
         "notes": "",
+        # Provenance: whoever screens the record fills these in (or passes them in extra).
+        "added": PLACEHOLDER,
+        "round": PLACEHOLDER,
         **(extra or {}),
     }
     taxonomy = taxonomy or load_taxonomy()
@@ -245,6 +248,7 @@ def exclusion_from_metadata(metadata: PaperMetadata, record_id: str, choice: Exc
         "stage": choice.stage,
         "reason_code": choice.reason,
         "rationale": PLACEHOLDER,
+        "round": PLACEHOLDER,
     }
 
 

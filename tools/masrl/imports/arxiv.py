@@ -133,6 +133,7 @@ class PaperMetadata:
     journal_ref: str | None = None
     primary_category: str | None = None
     first_affiliation: str | None = None
+    categories: tuple[str, ...] = ()  # every arXiv category, primary first
     raw_authors: tuple[str, ...] = field(default=(), compare=False)
 
     @property
@@ -156,6 +157,7 @@ class PaperMetadata:
         values = dict(data)
         values["authors"] = tuple(values.get("authors", ()))
         values["raw_authors"] = tuple(values.get("raw_authors", ()))
+        values["categories"] = tuple(values.get("categories", ()))
         return cls(**values)
 
 
@@ -216,6 +218,7 @@ def metadata_from_result(result: arxiv.Result) -> PaperMetadata:
         primary_category=_clean(result.primary_category),
         first_affiliation=_clean(first_affiliation),
         raw_authors=raw_authors,
+        categories=tuple(dict.fromkeys(c for c in (result.primary_category, *result.categories) if c)),
     )
 
 
@@ -378,8 +381,17 @@ class ArxivClient:
 
     # -- internals ----------------------------------------------------------------------------
 
+    def search(self, query: str, max_results: int) -> list[PaperMetadata]:
+        """Papers matching an arXiv search query (search_query syntax), oldest submission first."""
+        search = arxiv.Search(query=query, max_results=max_results, sort_by=arxiv.SortCriterion.SubmittedDate,
+                              sort_order=arxiv.SortOrder.Ascending)
+        results = self._with_retries(lambda: self._run(search))
+        return [metadata_from_result(result) for result in results]
+
     def _query(self, bare_ids: list[str]) -> list[arxiv.Result]:
-        search = arxiv.Search(id_list=bare_ids, max_results=len(bare_ids))
+        return self._run(arxiv.Search(id_list=bare_ids, max_results=len(bare_ids)))
+
+    def _run(self, search: arxiv.Search) -> list[arxiv.Result]:
         results = []
         try:
             for result in self._client.results(search):

@@ -118,6 +118,7 @@ def entry_data_from_row(row: dict[str, str], taxonomy: Taxonomy | None = None) -
         data["evaluation_measures"] = PLACEHOLDER
     data["summary"] = row.get("one_liner", "").strip() or PLACEHOLDER
     data["notes"] = row.get("notes", "").strip()
+    data["added"] = data["round"] = PLACEHOLDER  # the artifact's layout has no provenance columns
     if "authors" in row:  # masrl's own export: every field is in the file
         data = _with_extra_columns(data, row, taxonomy or load_taxonomy())
     return data
@@ -183,6 +184,7 @@ def exclusion_data_from_row(row: dict[str, str], taxonomy: Taxonomy) -> dict:
         "stage": row["stage"].strip(),
         "reason_code": code,
         "rationale": rationale.strip(),
+        "round": PLACEHOLDER,
     }
 
 

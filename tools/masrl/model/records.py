@@ -79,12 +79,15 @@ ENTRY_CORE = {
     "urls": _core("urls", 9, "Links to the work, primary link first.", tuple[str, ...]),
     "sub_decision_evidence": _core(
         "evidence", 25, "For each sub-decision tag, one line in our own words: which part of the method learns or fixes it.",
-        dict[str, str], default=None),
+        dict[str, str] | None, default=None),
     "summary": _core("text", 30, "One sentence, in our own words, on what the work does."),
     "notes": _core("str", 31, "Curator notes in our own words; may be empty.", str | None, default=None),
     "latest_version": _core("version", 32, "Latest arXiv version seen, e.g. v3.", str | None, default=None),
     "primary_category": _core("str", 33, "arXiv primary category, e.g. cs.LG.", str | None, default=None),
     "journal_ref": _core("str", 34, "Journal reference reported by arXiv.", str | None, default=None),
+    "added": _core("date", 35, "Date the entry entered the corpus, YYYY-MM-DD."),
+    "round": _core("str", 36, "Screening round that brought the entry (an id from screening/rounds.yaml)."),
+    "screened_by": _core("str", 37, "Who screened it (free text).", str | None, default=None),
     "corrections": _core(
         "corrections", 40,
         "Tags corrected after publication: field, the published value and the reason; the frozen snapshot keeps the published one.",
@@ -99,10 +102,13 @@ EXCLUSION_CORE = {
     "url": _core("url", 6, "Link to the record."),
     "date_screened": _core("date", 7, "Date of the screening decision, YYYY-MM-DD."),
     "rationale": _core("text", 10, "One or two sentences, in our own words, on why it is out."),
+    "round": _core("str", 11, "Screening round of the decision (an id from screening/rounds.yaml)."),
+    "screened_by": _core("str", 12, "Who screened it (free text).", str | None, default=None),
 }
 
 # Fields that may be left out of a file although the model gives them a default.
-_NULLABLE_CORE = {"affiliation", "notes", "latest_version", "primary_category", "journal_ref", "sub_decision_evidence"}
+_NULLABLE_CORE = {"affiliation", "notes", "latest_version", "primary_category", "journal_ref", "sub_decision_evidence",
+                  "screened_by"}
 # The tag field an evidence mapping documents.
 EVIDENCE_OF = {"sub_decision_evidence": "sub_decisions"}
 

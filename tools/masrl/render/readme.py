@@ -160,4 +160,12 @@ def readme_files(corpus: Corpus) -> dict[str, bytes]:
     if not path.exists() and not path.is_symlink():
         return {}
     current = read_regular_text(path, root=corpus.project.root)  # never a FIFO or a file outside the checkout
-    return {README: replace_block(current, paper_list(corpus)).encode("utf-8")}
+    return {README: replace_block(current, screened_line(corpus) + paper_list(corpus)).encode("utf-8")}
+
+
+def screened_line(corpus: Corpus) -> str:
+    """When the corpus was last screened and what each round added (the first line of the block)."""
+    from masrl.derive.flow import compute_flow
+    from masrl.render.flow import last_screened_line
+
+    return f"_{last_screened_line(compute_flow(corpus))}_\n\n"

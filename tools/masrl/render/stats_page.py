@@ -6,7 +6,7 @@ corpus also shows, in its diff, which numbers, gaps and claims moved.
 
 from __future__ import annotations
 
-from masrl.derive.claims import LEDGER_PATH, evaluate_claims, ledger_path_of
+from masrl.derive.claims import LEDGER_PATH, claims_report, ledger_path_of
 from masrl.derive.gaps import find_gaps
 from masrl.derive.stats import compute_stats
 from masrl.model.project import Corpus
@@ -31,6 +31,7 @@ def stats_snapshot(corpus: Corpus) -> str:
         f"{headline['retained']} retained entries and {headline['excluded']} excluded records: "
         f"{headline['audited']} audited records in all.",
         "",
+        *_changed_claims_notice(corpus),
         "- [Claims](#claims)",
         "- [Gaps](#gaps)",
         "- [Statistics](#statistics)",
@@ -51,10 +52,23 @@ def stats_snapshot(corpus: Corpus) -> str:
 def _claims_section(corpus: Corpus) -> list[str]:
     if not ledger_path_of(corpus).is_file():
         return [f"No claim ledger ({LEDGER_PATH.as_posix()}) in this project.", ""]
-    results = evaluate_claims(corpus)
+    report = claims_report(corpus)
     ledger = LEDGER_PATH.as_posix()
     intro = f"Every claim of [{ledger}]({ledger}), re-checked against the corpus as `masrl claims` does."
-    return [intro, "", render_markdown(results, heading_level=3)]
+    shown = report if report.snapshot else None
+    return [intro, "", render_markdown(report.live_results, heading_level=3, report=shown)]
+
+
+def _changed_claims_notice(corpus: Corpus) -> list[str]:
+    """A line at the top of STATS.md when a claim no longer holds on the live corpus."""
+    if not ledger_path_of(corpus).is_file():
+        return []
+    report = claims_report(corpus)
+    if not report.changed:
+        return []
+    ids = ", ".join(f"`{c.id}`" for c in report.changed)
+    return [f"**Changed claims: {ids}** no longer hold on the live corpus (they hold on snapshot "
+            f"`{report.snapshot}`); see [Claims](#claims).", ""]
 
 
 def snapshot_files(corpus: Corpus) -> dict[str, bytes]:

@@ -32,6 +32,7 @@ from masrl.render.site.downloads import download_files
 from masrl.render.site.entries import entry_pages
 from masrl.render.site.errors import SiteError
 from masrl.render.site.fragments import fill_markers
+from masrl.render.site.living import living_files, living_pages
 from masrl.render.site.reports import figure_files, report_pages
 from masrl.render.site.table import table_pages
 from masrl.render.site.trace_pages import trace_pages
@@ -89,7 +90,7 @@ def default_paths(project: Project, output: Path | None = None, staging: Path | 
 def generated_pages(ctx: SiteContext) -> dict[str, str]:
     """Every generated Markdown page, by its path in the docs folder."""
     pages: dict[str, str] = {}
-    for part in (entry_pages, browse_pages, report_pages, table_pages):
+    for part in (entry_pages, browse_pages, report_pages, table_pages, living_pages):
         pages.update(part(ctx))
     trace_markdown, _ = trace_pages(ctx)
     pages.update(trace_markdown)
@@ -111,7 +112,7 @@ def axes_css(ctx: SiteContext) -> str:
 
 def generated_files(ctx: SiteContext) -> dict[str, bytes]:
     """Every generated non-page file: data downloads, figures, trace figures."""
-    files = {**download_files(ctx), **figure_files(ctx), AXES_CSS: axes_css(ctx).encode("utf-8")}
+    files = {**download_files(ctx), **figure_files(ctx), **living_files(ctx), AXES_CSS: axes_css(ctx).encode("utf-8")}
     _, trace_files = trace_pages(ctx)
     files.update(trace_files)
     return files

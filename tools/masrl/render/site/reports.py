@@ -222,22 +222,25 @@ def claims_markdown(ctx: SiteContext) -> str:
     ]
     if not claims.ledger_path_of(ctx.corpus).exists():
         return "\n".join(intro + ["This corpus has no claim ledger (`claims/ledger.yaml`).", ""])
-    results = claims.evaluate_claims(ctx.corpus)
+    report = claims.claims_report(ctx.corpus)
+    results = report.live_results
+    changed = {c.id: c for c in report.changed}
     held = sum(r.holds for r in results)
     rows = [
         [f"[{md_text(r.id)}](#{anchor_id('claim', r.id)})", md_text(format_value(r.claim.expect)),
-         md_text(live_text(r)), _status_badge(r.holds)]
+         md_text(live_text(r)), _status_badge(r.holds, r.id in changed)]
         for r in results
     ]
     parts = intro + [
         f'<p class="masrl-claims-summary">{held} of {len(results)} claims hold.</p>',
         "",
+        *_changed_admonition(ctx, page, report),
         table(["Claim", "Expected", "Live", "Status"], rows, "lllc"),
         "",
     ]
     for r in results:
         parts += [f"## {md_text(r.id)} {{ #{anchor_id('claim', r.id)} }}", ""]
-        parts += [f"{_status_badge(r.holds)} {md_text(r.claim.statement)}", ""]
+        parts += [f"{_status_badge(r.holds, r.id in changed)} {md_text(r.claim.statement)}", ""]
         facts = [
             f"- Query: <code>{md_text(r.claim.query.text)}</code>",
             f"- Expected: {md_text(format_value(r.claim.expect))}; live: {md_text(live_text(r))}",
@@ -252,7 +255,23 @@ def claims_markdown(ctx: SiteContext) -> str:
     return "\n".join(parts)
 
 
-def _status_badge(holds: bool) -> str:
+def _changed_admonition(ctx: SiteContext, page: str, report) -> list[str]:
+    """A warning box above the table naming each claim that changed and the records behind it."""
+    if not report.changed:
+        return []
+    lines = ['!!! warning "Changed claims"', "",
+             f"    These claims hold on the frozen snapshot `{md_text(report.snapshot)}` of the survey but no "
+             "longer hold on the live corpus:", ""]
+    for c in report.changed:
+        causes = "; ".join(md_text(cause.describe()) for cause in c.causes)
+        lines.append(f"    - [{md_text(c.id)}](#{anchor_id('claim', c.id)}): {md_text(c.live.detail)}. "
+                     f"Changed by {causes}.")
+    return lines + [""]
+
+
+def _status_badge(holds: bool, changed: bool = False) -> str:
+    if changed:
+        return '<span class="masrl-status masrl-status--fails">changed</span>'
     if holds:
         return '<span class="masrl-status masrl-status--holds">holds</span>'
     return '<span class="masrl-status masrl-status--fails">fails</span>'

@@ -1,0 +1,102 @@
+#!/usr/bin/env bash
+# Weekly discovery (run by .github/workflows/discover.yml, or by hand): search arXiv with every
+# query family for the past WEEKS weeks, check the existing entries' arXiv metadata, and open or
+# update ONE pull request holding the new screening-queue entries, so maintainers screen in review.
+#
+# Environment:
+#   WEEKS       weeks back to search (default 2)
+#   BRANCH      the pull request's branch (default masrl/discover)
+#   BASE        the branch the pull request targets (default main)
+#   DRY_RUN=1   commit on BRANCH locally but push nothing and call no GitHub API; print the body
+#   GH_TOKEN    token for `gh` and the push (the workflow passes github.token)
+#   REMOTE_URL  where BRANCH is fetched from and pushed to (default: the GitHub repository)
+# arXiv settings come from masrl's own variables (MASRL_ARXIV_API_URL, MASRL_ARXIV_DELAY, ...).
+set -euo pipefail
+
+weeks=${WEEKS:-2}
+branch=${BRANCH:-masrl/discover}
+base=${BASE:-main}
+if ! [[ "$weeks" =~ ^[1-9][0-9]?$ ]]; then
+  echo "discover_pr: WEEKS must be a whole number of weeks from 1 to 99, got '$weeks'" >&2
+  exit 2
+fi
+
+remote=${REMOTE_URL:-}
+if [[ -z "$remote" && -n "${GH_TOKEN:-}" && -n "${GITHUB_REPOSITORY:-}" ]]; then
+  remote="https://x-access-token:${GH_TOKEN}@github.com/${GITHUB_REPOSITORY}.git"
+fi
+# Continue the open pull request's branch when there is one, so decisions already committed there
+# are kept and its queue counts as known; otherwise start the branch from the checked-out base.
+if [[ -n "$remote" ]] && git fetch --quiet "$remote" "$branch" 2>/dev/null; then
+  git checkout --quiet -B "$branch" FETCH_HEAD
+else
+  git checkout --quiet -B "$branch"
+fi
+
+until_day=$(date -u +%F)
+since_day=$(date -u -d "-$((weeks * 7)) days" +%F)
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+
+masrl discover --since "$since_day" --until "$until_day" | tee "$work/discover.txt"
+# New arXiv versions and journal references of existing entries; a mismatch is reported, not fatal.
+masrl verify-metadata --report-only > "$work/verify.txt" 2>&1 || echo "verify-metadata could not finish; see its output below" >> "$work/verify.txt"
+
+git add -A screening/
+if git diff --cached --quiet; then
+  echo "discover_pr: nothing new since the last run; no pull request needed"
+  exit 0
+fi
+
+{
+  echo "Weekly discovery for $since_day to $until_day: new candidates in \`screening/queue/\`."
+  echo
+  echo "Screen them with \`masrl screen\` (ordered by predicted relevance), then commit the decisions to this branch."
+  echo
+  echo "### New in the queue"
+  echo
+  git diff --cached --name-only --diff-filter=A -- screening/queue/ | while read -r file; do
+    title=$(python -c 'import sys, yaml; print(yaml.safe_load(open(sys.argv[1], encoding="utf-8"))["title"])' "$file")
+    echo "- \`$(basename "$file" .yaml)\`: $title"
+  done
+  if masrl screen --help >/dev/null 2>&1; then
+    echo
+    echo "### Predicted relevance"
+    echo
+    echo '```'
+    masrl screen --list 2>&1 | head -n 60 || echo "(masrl screen could not rank the queue)"
+    echo '```'
+  fi
+  echo
+  echo "### masrl discover"
+  echo
+  echo '```'
+  cat "$work/discover.txt"
+  echo '```'
+  echo
+  echo "### masrl verify-metadata (new versions and journal references of existing entries)"
+  echo
+  echo '```'
+  tail -n 80 "$work/verify.txt"
+  echo '```'
+} > "$work/body.md"
+
+git -c user.name="masrl discover" -c user.email="masrl-discover@users.noreply.github.com" \
+  commit --quiet -m "Discovery $since_day to $until_day: new screening-queue entries"
+
+if [[ "${DRY_RUN:-}" == "1" ]]; then
+  echo "discover_pr: dry run; would push $branch and open or update its pull request with:"
+  cat "$work/body.md"
+  exit 0
+fi
+
+: "${GH_TOKEN:?GH_TOKEN must hold a token with contents and pull-requests write}"
+: "${GITHUB_REPOSITORY:?GITHUB_REPOSITORY must name owner/repo}"
+git push --quiet "$remote" "HEAD:refs/heads/$branch"
+number=$(gh pr list --head "$branch" --base "$base" --state open --json number --jq '.[0].number // empty')
+if [[ -n "$number" ]]; then
+  gh pr edit "$number" --body-file "$work/body.md"
+  echo "discover_pr: updated pull request #$number"
+else
+  gh pr create --head "$branch" --base "$base" --title "Discovery: new papers to screen" --body-file "$work/body.md"
+fi

@@ -1,0 +1,71 @@
+"""scripts/discover_pr.sh (what the weekly workflow runs) against the recorded arXiv server."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from conftest import REPO_ROOT
+
+sys.path.insert(0, str(Path(__file__).resolve().parent / "fixtures" / "arxiv"))
+from fake_search import FakeSearch
+
+SCRIPT = REPO_ROOT / "scripts" / "discover_pr.sh"
+BIN = Path(sys.executable).parent
+
+
+def git(root, *args):
+    return subprocess.run(["git", *args], cwd=root, capture_output=True, text=True, check=True).stdout
+
+
+@pytest.fixture
+def checkout(repo_copy):
+    root = repo_copy.root
+    shutil.copytree(REPO_ROOT / "scripts", root / "scripts")
+    git(root, "init", "--quiet", "--initial-branch=main")
+    git(root, "-c", "user.name=t", "-c", "user.email=t@example.org", "add", "-A")
+    git(root, "-c", "user.name=t", "-c", "user.email=t@example.org", "commit", "--quiet", "-m", "base")
+    return root
+
+
+def run_script(root, url, **env):
+    environment = {**os.environ, "PATH": f"{BIN}{os.pathsep}{os.environ['PATH']}", "MASRL_ROOT": str(root),
+                   "MASRL_ARXIV_API_URL": url, "MASRL_ARXIV_DELAY": "0", "MASRL_ARXIV_BACKOFF": "0",
+                   "DRY_RUN": "1", "GH_TOKEN": "", "GITHUB_REPOSITORY": "", **env}
+    return subprocess.run(["bash", str(root / "scripts" / "discover_pr.sh")], cwd=root, env=environment,
+                          capture_output=True, text=True, timeout=300, check=False)
+
+
+@pytest.mark.skipif(shutil.which("git") is None, reason="needs git")
+def test_the_weekly_script_commits_the_new_queue_and_writes_the_pull_request_body(checkout, httpserver):
+    fake = FakeSearch(httpserver, checkout / "taxonomy")
+    first = run_script(checkout, fake.url, WEEKS="3")
+    assert first.returncode == 0, first.stdout + first.stderr
+    assert "discover_pr: dry run; would push masrl/discover" in first.stdout
+    assert "- `2606.01001`: Learning to Halt: Policy-Gradient Stopping for LLM Orchestrators" in first.stdout
+    assert "### masrl verify-metadata" in first.stdout
+    assert git(checkout, "rev-parse", "--abbrev-ref", "HEAD").strip() == "masrl/discover"
+    files = git(checkout, "show", "--name-only", "--format=", "HEAD").split()
+    assert "screening/queue/2606.01003.yaml" in files and "screening/rounds.yaml" in files
+    # verify-metadata asked arXiv for the corpus's ids in the same job
+    assert any(family == "empty" for family, _ in fake.asked)
+
+    # The next week: the branch is continued (a local bare repository stands in for GitHub),
+    # and the same answers add nothing, so no new commit and no pull request change.
+    remote = checkout.parent / "remote.git"
+    git(checkout.parent, "init", "--quiet", "--bare", str(remote))
+    git(checkout, "push", "--quiet", str(remote), "masrl/discover")
+    git(checkout, "checkout", "--quiet", "main")
+    second = run_script(checkout, fake.url, REMOTE_URL=str(remote))
+    assert second.returncode == 0, second.stdout + second.stderr
+    assert "nothing new since the last run" in second.stdout
+
+
+def test_the_script_refuses_a_nonsense_week_count(checkout, httpserver):
+    result = run_script(checkout, "http://127.0.0.1:9/api/query", WEEKS="two")
+    assert result.returncode == 2
+    assert result.stderr.strip() == "discover_pr: WEEKS must be a whole number of weeks from 1 to 99, got 'two'"

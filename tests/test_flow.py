@@ -1,0 +1,98 @@
+"""The screening flow per round, the "What's new" page, the Atom feed and the README line."""
+
+from __future__ import annotations
+
+from conftest import entry_data, exclusion_data, write_entry, write_exclusion
+from lxml import etree
+from masrl.check.validate import load_corpus
+from masrl.derive.flow import compute_flow, record_identified
+from masrl.render.feed import atom_feed
+from masrl.render.flow import flow_markdown, last_screened_line
+from masrl.render.readme import readme_files
+from masrl.screening.queue import write_item
+
+NEW_ROUND = (
+    "  - id: '2026-11'\n    date: '2026-11-20'\n    searched: {from: '2026-05-04', until: '2026-11-20'}\n"
+    "    query_families: [orchestration]\n    sources: [arxiv]\n    notes: First living round.\n"
+)
+ATOM = "{http://www.w3.org/2005/Atom}"
+
+
+def second_round(project):
+    root = project.root
+    with (root / "screening" / "rounds.yaml").open("a", encoding="utf-8") as handle:
+        handle.write(NEW_ROUND)
+    write_entry(root, entry_data("halt2026", title="Learning to Halt an Agent Team", year=2026, added="2026-11-21",
+                                 round="2026-11", identifiers={"arxiv": "2606.01001", "doi": None, "openreview": None},
+                                 urls=["https://arxiv.org/abs/2606.01001"]))
+    write_exclusion(root, exclusion_data("E033", title="A Prompted Debate Without Training", round="2026-11",
+                                         identifier="arXiv:2606.01004", url="https://arxiv.org/abs/2606.01004",
+                                         date_screened="2026-11-21"))
+    record_identified(project, "2026-11", "arxiv", ["2606.01001", "2606.01004", "2606.01005", "2508.04652"],
+                      ["2508.04652"])
+    write_item(project, {"id": "2606.01005", "title": "Queued", "authors": ["Doe, Jane"], "published": "2026-06-01",
+                         "abstract": "A queued candidate.", "categories": ["cs.MA"],
+                         "identifiers": {"arxiv": "2606.01005", "doi": None}, "url": "https://arxiv.org/abs/2606.01005",
+                         "families": ["orchestration"], "discovered": "2026-11-21", "round": "2026-11"})
+
+
+def test_flow_per_round_and_cumulative(repo_copy):
+    second_round(repo_copy)
+    flow = compute_flow(load_corpus(repo_copy))
+    survey, living = flow.rounds
+    assert (survey.round, survey.identified_total, survey.included, survey.excluded_total) == ("survey-2026-05", 116, 84, 32)
+    assert (living.identified, living.duplicates, living.screened) == ({"arxiv": 4}, 1, 3)
+    assert (living.included, living.excluded, living.waiting) == (1, {("abstract_screen", "no_rl_component"): 1}, 1)
+    total = flow.cumulative
+    assert (total.identified_total, total.duplicates, total.included, total.excluded_total) == (120, 1, 85, 33)
+    table = flow_markdown(flow)
+    assert table.splitlines()[0] == "| Stage | survey-2026-05 | 2026-11 | all rounds |"
+    assert "| Duplicates removed | 0 | 1 | 1 |" in table
+    assert last_screened_line(flow) == ("Last screened 2026-11-20 (round 2026-11). Records added per round, newest "
+                                        "first: 2026-11: 1 entries, 1 exclusions; survey-2026-05: 84 entries, 32 exclusions.")
+    readme = readme_files(load_corpus(repo_copy))["README.md"].decode("utf-8")
+    assert "_Last screened 2026-11-20 (round 2026-11)." in readme
+
+
+def test_the_feed_lists_added_records_newest_first_and_is_deterministic(repo_copy):
+    second_round(repo_copy)
+    corpus = load_corpus(repo_copy)
+    feed = atom_feed(corpus)
+    assert feed == atom_feed(load_corpus(repo_copy))
+    root = etree.fromstring(feed)
+    assert root.findtext(f"{ATOM}updated") == "2026-11-21T00:00:00+00:00"
+    first = root.find(f"{ATOM}entry")
+    assert first.findtext(f"{ATOM}title") == "Learning to Halt an Agent Team"
+    assert first.find(f"{ATOM}link").get("href") == "entries/halt2026/"
+    assert first.find(f"{ATOM}category").get("term") == "2026-11"
+    assert len(root.findall(f"{ATOM}entry")) == 85
+
+
+def test_whats_new_page_shows_rounds_newest_first(repo_copy):
+    from masrl.render.site.context import SiteContext
+    from masrl.render.site.living import living_files, whats_new_markdown
+
+    second_round(repo_copy)
+    ctx = SiteContext(load_corpus(repo_copy))
+    page = whats_new_markdown(ctx)
+    newer, older = "## Round 2026&#45;11", "## Round survey&#45;2026&#45;05"  # dashes escaped as text
+    assert page.index(newer) < page.index(older)
+    assert "Learning to Halt an Agent Team" in page.split(older)[0]
+    assert "## Screening flow" in page
+    files = living_files(ctx)
+    assert files["feed.xml"].startswith(b"<?xml")
+    assert b"2026-11" in files["figures/round-flow.svg"] and "figures/round-flow.svg" in page
+
+
+def test_flow_cli(repo_copy):
+    import json
+
+    from click.testing import CliRunner
+    from masrl.cli import main
+
+    second_round(repo_copy)
+    result = CliRunner().invoke(main, ["flow", "--format", "json", "--root", str(repo_copy.root)])
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.output)
+    assert [r["round"] for r in data["rounds"]] == ["survey-2026-05", "2026-11"]
+    assert data["cumulative"]["included"] == 85

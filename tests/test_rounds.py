@@ -1,0 +1,54 @@
+"""Provenance on every record: added/round fields and screening/rounds.yaml."""
+
+from __future__ import annotations
+
+from conftest import REPO_ROOT, entry_data, exclusion_data, write_entry, write_exclusion
+from masrl.check.validate import load_corpus, validate_project
+from masrl.screening.rounds import load_rounds
+
+
+def messages(project):
+    return [p.as_text() for p in validate_project(project).errors]
+
+
+def test_published_records_belong_to_the_survey_round():
+    from masrl.model.project import Project
+
+    corpus = load_corpus(Project(REPO_ROOT))
+    assert {e.round for e in corpus.entries} == {"survey-2026-05"}
+    assert {e.added for e in corpus.entries} == {"2026-05-04"}
+    assert {x.round for x in corpus.exclusions} == {"survey-2026-05"}
+    assert [r.id for r in load_rounds(Project(REPO_ROOT))] == ["survey-2026-05"]
+
+
+def test_a_record_without_dates_is_reported(mini_project):
+    write_entry(mini_project.root, entry_data("delta2025", title="Delta Agents Learn", drop=["added", "round"]))
+    errors = messages(mini_project)
+    assert any("delta2025.yaml" in e and "missing required field 'added'" in e for e in errors)
+    assert any("delta2025.yaml" in e and "missing required field 'round'" in e for e in errors)
+
+
+def test_an_unknown_round_names_file_line_and_known_rounds(mini_project):
+    write_exclusion(mini_project.root, exclusion_data("E002", round="2099-01", title="Another unrelated record"))
+    errors = messages(mini_project)
+    assert len(errors) == 1
+    assert errors[0].startswith("exclusions/E002.yaml:12: error: unknown screening round '2099-01'")
+    assert "known rounds: survey-2026-05" in errors[0]
+
+
+def test_a_broken_rounds_file_is_reported_with_its_line(mini_project):
+    (mini_project.root / "screening" / "rounds.yaml").write_text(
+        "rounds:\n  - id: Bad Id\n    date: tomorrow\n    searched: {from: null, until: null}\n"
+        "    query_families: [nonsense]\n    sources: [arxiv]\n    notes: x\n", encoding="utf-8")
+    errors = messages(mini_project)
+    assert any(e.startswith("screening/rounds.yaml:2: error: round id 'Bad Id'") for e in errors)
+    assert any(e.startswith("screening/rounds.yaml:3: error: round date 'tomorrow'") for e in errors)
+    assert any(e.startswith("screening/rounds.yaml:5: error: unknown query families nonsense") for e in errors)
+
+
+def test_without_a_rounds_file_only_the_survey_round_is_known(mini_project):
+    (mini_project.root / "screening" / "rounds.yaml").unlink()
+    assert messages(mini_project) == []
+    write_exclusion(mini_project.root, exclusion_data("E002", round="2026-11", title="Another unrelated record"))
+    errors = messages(mini_project)
+    assert len(errors) == 1 and "create screening/rounds.yaml with a round of id '2026-11'" in errors[0]

@@ -1,0 +1,79 @@
+"""The screening flow as Markdown tables: one column per round, newest last, and the total."""
+
+from __future__ import annotations
+
+from masrl.derive.flow import Flow, RoundFlow
+
+
+def flow_rows(flow: Flow) -> tuple[list[str], list[list[str]]]:
+    columns: list[RoundFlow] = [*flow.rounds, flow.cumulative] if len(flow.rounds) > 1 else list(flow.rounds)
+    header = ["Stage", *(c.round for c in columns)]
+    sources = sorted({s for c in columns for s in c.identified})
+    reasons = sorted({k for c in columns for k in c.excluded})
+    rows = [["Identified", *(str(c.identified_total) for c in columns)]]
+    rows += [[f"  from {s}", *(str(c.identified.get(s, 0)) for c in columns)] for s in sources]
+    rows += [["Duplicates removed", *(str(c.duplicates) for c in columns)],
+             ["Screened", *(str(c.screened) for c in columns)],
+             ["Excluded", *(str(c.excluded_total) for c in columns)]]
+    rows += [[f"  {stage}: {reason}", *(str(c.excluded.get((stage, reason), 0)) for c in columns)]
+             for stage, reason in reasons]
+    rows += [["Included", *(str(c.included) for c in columns)],
+             ["Waiting in the queue", *(str(c.waiting) for c in columns)]]
+    return header, rows
+
+
+def flow_markdown(flow: Flow) -> str:
+    from masrl.render.stats import markdown_table
+
+    if not flow.rounds:
+        return "No screening rounds yet.\n"
+    header, rows = flow_rows(flow)
+    return markdown_table(header, rows, "l" + "r" * (len(header) - 1)) + "\n"
+
+
+def last_screened_line(flow: Flow) -> str:
+    """The README's line on when the corpus was last screened and what each round added."""
+    if not flow.rounds:
+        return "The corpus has not been screened in any recorded round yet."
+    last = flow.rounds[-1]
+    added = "; ".join(f"{f.round}: {f.included} entries, {f.excluded_total} exclusions" for f in reversed(flow.rounds))
+    when = f"Last screened {last.date} (round {last.round})" if last.date else f"Last screened in round {last.round}"
+    return f"{when}. Records added per round, newest first: {added}."
+
+
+FLOW_FIGURE = "figures/round-flow.svg"  # on the site only: it changes with every round
+FLOW_STAGES = (("identified", "identified"), ("duplicates", "duplicates removed"), ("excluded", "excluded"),
+               ("included", "included"), ("waiting", "waiting"))
+
+
+def flow_figure(flow: Flow) -> bytes:
+    """Records per stage for each round, as grouped horizontal bars (SVG), drawn with the
+    corpus figures' style so the site looks of a piece."""
+    import numpy as np
+
+    from masrl.render.figures import OKABE_ITO, _new_figure, _style, figure_bytes
+
+    rounds = list(flow.rounds)
+    values = {
+        "identified": [f.identified_total for f in rounds], "duplicates": [f.duplicates for f in rounds],
+        "excluded": [f.excluded_total for f in rounds], "included": [f.included for f in rounds],
+        "waiting": [f.waiting for f in rounds],
+    }
+    with _style():
+        figure = _new_figure(8.0, 1.2 + 1.1 * max(len(rounds), 1))
+        ax = figure.subplots()
+        height = 0.8 / len(FLOW_STAGES)
+        positions = np.arange(len(rounds))
+        top = max([1, *(v for series in values.values() for v in series)])
+        for index, ((key, label), colour) in enumerate(zip(FLOW_STAGES, OKABE_ITO, strict=False)):
+            ys = positions + (index - (len(FLOW_STAGES) - 1) / 2) * height
+            ax.barh(ys, values[key], height=height * 0.9, color=colour, label=label)
+            for y, count in zip(ys, values[key], strict=True):
+                ax.text(count + top * 0.01, y, str(count), va="center", fontsize=7)
+        ax.set_yticks(positions, [f.round for f in rounds])
+        ax.invert_yaxis()
+        ax.set_xlim(0, top * 1.12)
+        ax.set_xlabel("records")
+        ax.set_title("Screening flow per round", loc="left")
+        ax.legend(frameon=False, fontsize=8, loc="lower right")
+        return figure_bytes(figure, "svg")

@@ -1,0 +1,1 @@
+"""The living review: screening rounds, frozen snapshots, discovery and the screening queue."""

@@ -1,0 +1,173 @@
+"""Agreement between screeners: per decision and per tag field, observed agreement, Cohen's kappa
+(two raters, scikit-learn) and Krippendorff's alpha (any number of raters, missing ratings
+allowed; the `krippendorff` package), and the disagreements to adjudicate.
+
+Ratings come from the screening decisions (screening/decisions/<round>.yaml, one decision per
+screener and record) and from second-annotator audits in the survey's spot-check CSV layout:
+``key``, ``orig_<field>`` and ``ann_<field>`` for each audited field, then
+``strict_explicit_credit``, ``agreement_note`` and ``annotator_note``; multi-valued cells are
+joined with ';' and ``NA`` means not applicable (a value, not a missing rating).
+"""
+
+from __future__ import annotations
+
+import csv
+import math
+import warnings
+from collections import defaultdict
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from masrl.errors import InputError
+from masrl.model import yamlio
+
+DECISIONS_DIR = Path("screening") / "decisions"
+AUDIT_FIELDS = ("category", "is_rl", "reward_type", "credit_granularity", "orchestration_form")
+AUDIT_TRAILING = ("strict_explicit_credit", "agreement_note", "annotator_note")
+DECISIONS = ("include", "exclude", "defer")
+AUDIT_RATERS = ("original", "annotator")  # the orig_ and ann_ columns
+
+
+@dataclass
+class Ratings:
+    """field -> unit -> rater -> value (a label string)."""
+
+    by_field: dict[str, dict[str, dict[str, str]]] = field(default_factory=lambda: defaultdict(lambda: defaultdict(dict)))
+
+    def add(self, field_name: str, unit: str, rater: str, value: str) -> None:
+        self.by_field[field_name][unit][rater] = value
+
+
+def _cell(value: str) -> str | None:
+    """A CSV cell as a label: multi-valued cells as their sorted set, '' as missing."""
+    value = (value or "").strip()
+    if not value:
+        return None
+    parts = sorted({p.strip() for p in value.split(";") if p.strip()})
+    return ";".join(parts)
+
+
+def read_audit_csv(path: Path, ratings: Ratings, rel: str | None = None) -> int:
+    """Add the ratings of a spot-check CSV; return the number of rows read."""
+    rel = rel or str(path)
+    try:
+        text = path.read_text(encoding="utf-8-sig")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise InputError(f"cannot read the audit CSV ({getattr(exc, 'strerror', None) or exc})", path=rel) from exc
+    reader = csv.DictReader(text.splitlines())
+    header = reader.fieldnames or []
+    expected = ["key", *(f"{p}_{f}" for f in AUDIT_FIELDS for p in ("orig", "ann"))]
+    missing = [c for c in expected if c not in header]
+    if missing:
+        raise InputError(f"the audit CSV lacks the column(s) {', '.join(missing)}", path=rel, line=1,
+                         hint="columns: key, orig_<field>, ann_<field> for " + ", ".join(AUDIT_FIELDS)
+                         + ", then " + ", ".join(AUDIT_TRAILING))
+    rows = 0
+    seen: dict[str, int] = {}
+    for line, row in enumerate(reader, start=2):
+        key = (row.get("key") or "").strip()
+        if not key:
+            raise InputError("a row has no key", path=rel, line=line, hint="every row names the corpus key it audits")
+        if key in seen:
+            raise InputError(f"key '{key}' is audited twice (first on line {seen[key]})", path=rel, line=line,
+                             hint="keep one row per key")
+        seen[key] = line
+        for name in AUDIT_FIELDS:
+            for prefix, rater in zip(("orig", "ann"), AUDIT_RATERS, strict=True):
+                value = _cell(row.get(f"{prefix}_{name}", ""))
+                if value is not None:
+                    ratings.add(name, key, rater, value)
+        rows += 1
+    return rows
+
+
+def read_decisions(project, ratings: Ratings) -> int:
+    """Add every screener's decision per record from screening/decisions/*.yaml."""
+    folder = project.root / DECISIONS_DIR
+    count = 0
+    for path in sorted(folder.glob("*.yaml")) if folder.is_dir() else []:
+        rel = project.relative(path)
+        try:
+            raw = yamlio.load_file(path)
+        except yamlio.YamlError as exc:
+            raise InputError(exc.message, path=rel, line=exc.line or 1) from exc
+        if not isinstance(raw, yamlio.LineDict) or not isinstance(raw.get("decisions"), list):
+            raise InputError("expected a mapping with one key, decisions, holding a list", path=rel, line=1)
+        for index, item in enumerate(raw["decisions"]):
+            line = raw["decisions"].line_of(index)
+            if not isinstance(item, dict) or not all(isinstance(item.get(k), str) for k in ("record", "screener", "decision")):
+                raise InputError("a decision needs record, screener and decision as text", path=rel, line=line)
+            if item["decision"] not in DECISIONS:
+                raise InputError(f"unknown decision '{item['decision']}'", path=rel, line=line,
+                                 hint=f"use one of: {', '.join(DECISIONS)}")
+            ratings.add("decision", str(item["record"]), item["screener"], item["decision"])  # a later one wins
+            count += 1
+    return count
+
+
+@dataclass(frozen=True)
+class Disagreement:
+    field: str
+    unit: str
+    values: tuple[tuple[str, str], ...]  # (rater, value), by rater
+
+
+@dataclass(frozen=True)
+class FieldAgreement:
+    field: str
+    raters: tuple[str, ...]
+    units: int  # units rated by at least two raters
+    observed: float | None  # share of those units where every rater agrees
+    kappa: float | None  # Cohen's kappa, two raters only
+    alpha: float | None  # Krippendorff's alpha (nominal)
+    disagreements: tuple[Disagreement, ...]
+
+
+def _finite(value) -> float | None:
+    return None if value is None or (isinstance(value, float) and math.isnan(value)) else round(float(value), 4)
+
+
+def field_agreement(field_name: str, units: dict[str, dict[str, str]]) -> FieldAgreement:
+    raters = tuple(sorted({r for ratings in units.values() for r in ratings}))
+    shared = {u: r for u, r in sorted(units.items()) if len(r) >= 2}
+    agreed = [u for u, r in shared.items() if len(set(r.values())) == 1]
+    disagreements = tuple(Disagreement(field_name, u, tuple(sorted(r.items())))
+                          for u, r in shared.items() if len(set(r.values())) > 1)
+    kappa = alpha = None
+    if len(raters) == 2 and shared:
+        from sklearn.metrics import cohen_kappa_score
+
+        first = [shared[u][raters[0]] for u in shared]
+        second = [shared[u][raters[1]] for u in shared]
+        with warnings.catch_warnings():  # one label only: kappa is undefined, reported as such
+            warnings.simplefilter("ignore")
+            kappa = _finite(cohen_kappa_score(first, second))
+    labels = sorted({v for r in units.values() for v in r.values()})
+    if len(raters) >= 2 and len(labels) >= 2 and shared:
+        import krippendorff
+
+        code = {label: i for i, label in enumerate(labels)}
+        matrix = np.array([[code[units[u][r]] if r in units[u] else np.nan for u in sorted(units)] for r in raters],
+                          dtype=float)
+        alpha = _finite(krippendorff.alpha(reliability_data=matrix, level_of_measurement="nominal"))
+    elif shared and len(labels) == 1:
+        alpha = None  # every rating the same: agreement is perfect but alpha is undefined
+    observed = round(len(agreed) / len(shared), 4) if shared else None
+    return FieldAgreement(field_name, raters, len(shared), observed, kappa, alpha, disagreements)
+
+
+def agreement(ratings: Ratings) -> list[FieldAgreement]:
+    order = {name: i for i, name in enumerate(("decision", *AUDIT_FIELDS))}
+    names = sorted(ratings.by_field, key=lambda n: (order.get(n, len(order)), n))
+    return [field_agreement(name, ratings.by_field[name]) for name in names]
+
+
+def project_agreement(project, audits: list[Path] = ()) -> list[FieldAgreement]:
+    """Agreement over the project's decisions and the given audit CSVs."""
+    ratings = Ratings()
+    read_decisions(project, ratings)
+    for path in audits:
+        read_audit_csv(Path(path), ratings, project.relative(Path(path)))
+    return agreement(ratings)
