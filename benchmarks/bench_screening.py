@@ -27,7 +27,7 @@ import math
 import sys
 import time
 import warnings
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import numpy as np
@@ -211,6 +211,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seeds", type=int, default=10)
     parser.add_argument("--quick", action="store_true", help="2 seeds")
     parser.add_argument("--ablation", action="store_true", help="also run masrl without each field block")
+    parser.add_argument("--text", choices=["title+prose", "title"], default="title+prose",
+                        help="masrl's decisions: titles with our summaries/rationales, or titles alone")
     args = parser.parse_args(argv)
     seeds = 2 if args.quick else args.seeds
     try:
@@ -219,8 +221,10 @@ def main(argv: list[str] | None = None) -> int:
         else:
             project = Project(args.root.resolve())
             documents = labelled_documents(project)
+            if args.text == "title":  # our rationales say why a record is out: titles alone cannot leak that
+                documents = [replace(d, text=d.title) for d in documents]
             knowledge = FieldKnowledge.from_taxonomy_dir(project.taxonomy_dir)
-            source = "masrl's decisions (corpus entries = include, exclusion records = exclude)"
+            source = f"masrl's decisions (entries include, exclusion records exclude; text: {args.text})"
             if len({d.label for d in documents}) < 2:
                 raise MasrlError("needs at least one entry and one exclusion record", path=args.root)
     except MasrlError as exc:

@@ -30,6 +30,7 @@ LAZY_COMMANDS: dict[str, tuple[str, str, str]] = {
     "claims": ("masrl.cli.claims", "claims_command", "Check the claim ledger; exit 1 when a claim fails."),
     "plots": ("masrl.cli.plots", "plots_command", "Render the figures to figures/*.svg and *.png."),
     "site": ("masrl.cli.site", "site_group", "Build or preview the awesome-list site."),
+    "screen": ("masrl.cli.screen", "screen_group", "Screen the candidate queue ranked by relevance; ASReview LAB export/import."),
 }
 
 

@@ -47,7 +47,7 @@ class RankSettings:
     authors: bool = True
     C: float = 4.0
     include_weight: float | None = None  # weight of an include relative to an exclude; None: balanced classes
-    stop_words: bool = False
+    stop_words: bool = True
     model: str = "logistic"  # or "svm"
     field_weight: float = 0.5  # scale of the dense field blocks next to the unit-norm TF-IDF rows
 
@@ -257,3 +257,12 @@ def rank(labelled: list[Document], candidates: list[Document], knowledge: FieldK
     rows = list(range(len(labelled), len(documents)))
     scores = dict(zip(rows, ranker.scores(rows)))
     return [Ranked(documents[r], float(scores[r]), tuple(ranker.explain(r, top_terms))) for r in ranker.order(rows)]
+
+
+def rank_project(project, settings: RankSettings | None = None, top_terms: int = 5) -> list[Ranked]:
+    """The project's screening queue in ranked order, trained on every decision so far."""
+    from masrl.screening.queue import labelled_documents, queue_documents, read_queue
+
+    queue = read_queue(project)
+    knowledge = FieldKnowledge.from_taxonomy_dir(project.taxonomy_dir)
+    return rank(labelled_documents(project), queue_documents(queue), knowledge, settings, top_terms)
