@@ -28,6 +28,7 @@ import sys
 import time
 import warnings
 from dataclasses import dataclass, field, replace
+from functools import partial
 from pathlib import Path
 
 import numpy as np
@@ -35,11 +36,10 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tools"))
 
-from masrl.errors import MasrlError  # noqa: E402
-from masrl.model.records import Project  # noqa: E402
-from masrl.screening.queue import Document, labelled_documents  # noqa: E402
-from masrl.screening.rank import FieldKnowledge, Ranker, RankSettings  # noqa: E402
-
+from masrl.errors import MasrlError
+from masrl.model.records import Project
+from masrl.screening.queue import Document, labelled_documents
+from masrl.screening.rank import FieldKnowledge, Ranker, RankSettings
 
 # ---------------------------------------------------------------------------------------------
 # Metrics on an order of labels (1 include, 0 exclude), priors first
@@ -107,6 +107,10 @@ def masrl_order(documents: list[Document], labels: np.ndarray, prior: list[int],
     return order
 
 
+def masrl_order_with(settings, documents, labels, knowledge, prior, seed):
+    return masrl_order(documents, labels, prior, knowledge, settings)
+
+
 # ---------------------------------------------------------------------------------------------
 # Runs and the table
 
@@ -149,9 +153,11 @@ def run(documents: list[Document], knowledge: FieldKnowledge, seeds: int, field_
     if field_features:
         methods["masrl, text only"] = lambda prior, seed: masrl_order(documents, labels, prior, knowledge, full.only_text())
     if ablation and field_features:
-        for block in ("taxonomy", "families", "reasons"):
-            settings = RankSettings(**{block: False})
-            methods[f"masrl without {block}"] = (lambda s: lambda prior, seed: masrl_order(documents, labels, prior, knowledge, s))(settings)
+        variants = {"masrl without taxonomy": replace(full, taxonomy=False),
+                    "masrl without reasons": replace(full, reasons=False),
+                    "masrl with families": replace(full, families=True)}
+        for name, settings in variants.items():
+            methods[name] = partial(masrl_order_with, settings, documents, labels, knowledge)
     results = {name: Figures() for name in methods}
     for seed in range(seeds):
         prior = draw_prior(labels, seed)

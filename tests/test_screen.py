@@ -12,9 +12,8 @@ from masrl.errors import InputError, ProblemsError, UsageError
 from masrl.model import yamlio
 from masrl.model.records import Project
 from masrl.screening.decide import Contradiction, decide
-from masrl.screening.queue import read_decisions, read_queue
+from masrl.screening.queue import labelled_documents, read_decisions, read_queue
 from masrl.screening.rank import FieldKnowledge, Ranker, rank_project
-from masrl.screening.queue import labelled_documents
 
 FIXTURES = Path(__file__).parent / "fixtures" / "screening"
 RELEVANT = {"2606.00001", "2606.00002", "2606.00005"}

@@ -31,7 +31,7 @@ from masrl.errors import InputError, UsageError
 from masrl.model import identifiers as ids
 from masrl.model.records import PLACEHOLDER, Project, read_records
 from masrl.screening.decide import Contradiction, decide
-from masrl.screening.queue import QueueRecord, read_decisions, read_queue
+from masrl.screening.queue import QueueRecord, read_queue
 
 EXPORT_COLUMNS = ("record_id", "masrl_id", "title", "abstract", "authors", "doi", "url", "arxiv_id", "keywords", "included")
 MAX_PROJECT_BYTES = 500_000_000  # uncompressed; a bigger "project" is refused rather than unpacked
@@ -227,7 +227,7 @@ def _match(row: LabelledRow, known: list[_Known]) -> _Known | None:
     return None
 
 
-NOTE_REASON = re.compile(r"^\s*(?P<code>[a-z_]+)\s*:\s*(?P<rationale>.+)$", re.S)
+NOTE_REASON = re.compile(r"^\s*(?P<code>[a-z_]+)\s*:\s*(?P<rationale>.+)$", re.DOTALL)
 
 
 def import_project(project: Project, path: Path, screener: str | None = None, round_id: str | None = None) -> ImportReport:

@@ -101,9 +101,8 @@ def _check_value(kind: str, value) -> str | None:
     elif kind == "strings":
         if not isinstance(value, list) or not all(isinstance(v, str) and v.strip() for v in value):
             return "must be a list of non-empty strings, e.g. [cs.AI, cs.LG]"
-    elif kind == "mapping":
-        if not isinstance(value, dict) or not all(v is None or isinstance(v, str) for v in value.values()):
-            return "must be a mapping such as {arxiv: 2606.01234, doi: null}"
+    elif kind == "mapping" and (not isinstance(value, dict) or not all(v is None or isinstance(v, str) for v in value.values())):
+        return "must be a mapping such as {arxiv: 2606.01234, doi: null}"
     return None
 
 
