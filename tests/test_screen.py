@@ -40,7 +40,7 @@ def test_queue_is_ranked_relevant_first_with_reasons(screening):
     # Off-topic papers are not reliably last: masrl's exclusions are all near misses (see README).
     assert ids[0] == "2606.00002" and ids[-1] == "2606.00006"
     assert all(r.reasons for r in ranked[:-1])
-    assert all(name.split(":", 1)[0] in {"term", "taxonomy", "reason-definition", "excluded-like", "family", "category", "authors"}
+    assert all(name.split(":", 1)[0] in {"term", "chars", "taxonomy", "reason-definition", "excluded-like", "family", "category", "authors"}
                for r in ranked for name, _ in r.reasons)
 
 

@@ -47,7 +47,8 @@ class RankSettings:
     authors: bool = True
     C: float = 4.0
     include_weight: float | None = None  # weight of an include relative to an exclude; None: balanced classes
-    stop_words: bool = True
+    stop_words: bool = False  # keeping "no", "not", "only" measured better on our decisions
+    char_ngrams: float = 1.0  # weight of a character 3-5-gram TF-IDF block (0: off); helps short titles
     model: str = "logistic"  # or "svm"
     field_weight: float = 0.5  # scale of the dense field blocks next to the unit-norm TF-IDF rows
 
@@ -115,6 +116,10 @@ class Ranker:
         if s.text:
             blocks.append(self.tfidf)
             names += [f"term:{t}" for t in vocabulary]
+        if s.text and s.char_ngrams:
+            characters = TfidfVectorizer(analyzer="char_wb", ngram_range=(3, 5), sublinear_tf=True, min_df=2, dtype=np.float64)
+            blocks.append(characters.fit_transform(texts) * s.char_ngrams)
+            names += [f"chars:{t.strip()}" for t in characters.get_feature_names_out()]
         if s.taxonomy and knowledge.definitions:
             blocks.append(sparse.csr_matrix(self._similarity([t for _, t in knowledge.definitions]) * s.field_weight))
             names += [f"taxonomy:{n}" for n, _ in knowledge.definitions]
