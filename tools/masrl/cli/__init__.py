@@ -34,6 +34,7 @@ LAZY_COMMANDS: dict[str, tuple[str, str, str]] = {
     "flow": ("masrl.cli.flow", "flow_command", "Show the screening flow (PRISMA style) per round and in all."),
     "discover": ("masrl.cli.discover", "discover_command", "Search arXiv with the query families; queue new candidates."),
     "snapshot": ("masrl.cli.snapshot", "snapshot_group", "Freeze the corpus under a name (snapshots/NAME.json)."),
+    "screen": ("masrl.cli.screen", "screen_group", "Screen the candidate queue ranked by relevance; ASReview LAB export/import."),
 }
 
 

@@ -91,7 +91,7 @@ def compute_flow(corpus: Corpus, rounds=None, queue=None) -> Flow:
     for round_id in ids:
         entries = [e for e in corpus.entries if e.round == round_id]
         exclusions = [x for x in corpus.exclusions if x.round == round_id]
-        waiting_items = [q for q in queue if q.data.get("round") == round_id]
+        waiting_items = [q for q in queue if q.round == round_id]
         log = read_identified(project, round_id)
         identified = Counter({s: len(v) for s, v in log["identified"].items()})
         duplicates = sum(len(v) for v in log["duplicates"].values())

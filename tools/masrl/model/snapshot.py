@@ -17,10 +17,10 @@ from pathlib import Path
 
 from masrl.check.validate import load_corpus
 from masrl.errors import InputError, UnsafeWriteError, UsageError
+from masrl.files import write_atomic
 from masrl.model.project import Corpus, Project
 from masrl.model.records import entry_from_data, exclusion_from_data
 from masrl.model.taxonomy import load_taxonomy
-from masrl.model.yamlio import write_atomic
 
 SNAPSHOT_DIR = Path("snapshots")
 FORMAT = "masrl-snapshot/1"

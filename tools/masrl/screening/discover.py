@@ -18,11 +18,17 @@ from pathlib import Path
 
 from masrl.derive.flow import record_identified
 from masrl.errors import UsageError
+from masrl.files import write_atomic
 from masrl.imports.arxiv import ArxivClient, PaperMetadata
 from masrl.model import identifiers as ids
 from masrl.model.project import Project, read_records
-from masrl.model.yamlio import write_atomic
-from masrl.screening.queue import QueueItem, queue_id, read_queue, write_item
+from masrl.screening.queue import (
+    queue_id,
+    queue_record_from_data,
+    read_queue,
+    record_data,
+    write_item,
+)
 from masrl.screening.rounds import ROUNDS_FILE, load_rounds
 
 STATE_FILE = Path("screening") / ".discover-state.json"
@@ -147,7 +153,7 @@ def discover(project: Project, since: dt.date, until: dt.date, client: ArxivClie
     queue = {item.id: item for item in read_queue(project)}  # a broken queue file stops here
     known = known_records(project, queue)
     for item in queue.values():
-        data = item.data
+        data = record_data(item)
         known.add(project.relative(item.path), data["identifiers"], None, [data["url"]], data["title"])
     ensure_round(project, round_id, since, until, [f for f, _ in queries])
 
@@ -163,11 +169,10 @@ def discover(project: Project, since: dt.date, until: dt.date, client: ArxivClie
         for paper in papers:
             stem = queue_id(paper.arxiv_id)
             if stem in queue:
-                data = queue[stem].data
+                data = record_data(queue[stem])
                 if family not in data["families"]:
                     data = {**data, "families": [*data["families"], family]}
-                    queue[stem].data = data
-                    write_item(project, dict(data))
+                    queue[stem] = queue_record_from_data(data, write_item(project, dict(data)))
                     result.merged.append(stem)
                 continue
             where = known.where(paper)
@@ -176,7 +181,7 @@ def discover(project: Project, since: dt.date, until: dt.date, client: ArxivClie
                 continue
             data = queue_record(paper, [family], today, round_id)
             path = write_item(project, data)
-            queue[stem] = QueueItem(path, data)
+            queue[stem] = queue_record_from_data(data, path)
             known.add(project.relative(path), data["identifiers"], None, [data["url"]], data["title"])
             result.added.append(stem)
         found = [p.arxiv_id for p in papers]
