@@ -15,8 +15,10 @@ from bibtexparser.middlewares import (
 )
 from bibtexparser.model import Entry as BibEntry
 
+from masrl.errors import InputError
 from masrl.exports.bibtex import VENUE_FIELD, BibtexError, _VerbatimFieldsKept
 from masrl.exports.csv import DOI_URL
+from masrl.files import read_regular_text
 from masrl.imports.add import (
     KnownRecord,
     entry_skeleton,
@@ -25,11 +27,9 @@ from masrl.imports.add import (
     known_records,
 )
 from masrl.imports.csv import ImportPlan, PlannedFile
-from masrl.errors import InputError
-from masrl.files import read_regular_text
 from masrl.model import identifiers as ids
-from masrl.model.identifiers import KEY_PATTERN
 from masrl.model import yamlio
+from masrl.model.identifiers import KEY_PATTERN
 from masrl.model.records import ENTRY_SCHEMA_LINE, PLACEHOLDER, Project
 
 URL_MACRO = re.compile(r"\\url\{([^{}]*)\}")

@@ -25,6 +25,7 @@ from masrl.exports.csv import (
     UNKNOWN_AFFILIATION,
     restore_cell,
 )
+from masrl.files import read_regular_text, write_atomic, write_many
 from masrl.model import identifiers as ids
 from masrl.model import yamlio
 from masrl.model.records import (
@@ -34,7 +35,6 @@ from masrl.model.records import (
     Project,
 )
 from masrl.model.taxonomy import Taxonomy
-from masrl.files import read_regular_text, write_atomic, write_many
 
 
 @dataclass

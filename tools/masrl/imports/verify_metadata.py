@@ -16,11 +16,11 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from masrl.errors import InputError
+from masrl.files import read_regular_text, write_atomic
 from masrl.imports.arxiv import ArxivClient, ArxivSettings, PaperMetadata
 from masrl.imports.csv import latex_to_unicode
 from masrl.model import identifiers as ids
-from masrl.errors import InputError
-from masrl.files import read_regular_text, write_atomic
 from masrl.model import yamlio
 from masrl.model.records import Project, RawRecord, read_records
 

@@ -19,8 +19,8 @@ from __future__ import annotations
 import re
 from urllib.parse import quote, urlsplit
 
-from masrl.files import read_regular_text
 from masrl.errors import InputError
+from masrl.files import read_regular_text
 from masrl.model.records import Corpus, Entry
 
 README = "README.md"

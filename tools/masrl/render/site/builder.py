@@ -23,8 +23,8 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from masrl.model.records import Corpus, Project, load_corpus
 from masrl.files import write_if_changed
+from masrl.model.records import Corpus, Project, load_corpus
 from masrl.render.site.browse import browse_pages
 from masrl.render.site.context import CHECKOUT_ROOT, SiteContext
 from masrl.render.site.downloads import download_files
