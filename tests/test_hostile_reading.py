@@ -136,9 +136,9 @@ def test_ledger_files_of_the_wrong_type_are_one_message(mini_project, ledger):
 # add: the network
 
 
-from fixtures.arxiv.fake_arxiv import API_PATH, FakeArxiv, papers_handler  # noqa: E402
-from masrl.imports.add import AddRefused, add_paper  # noqa: E402
-from masrl.imports.arxiv import (  # noqa: E402
+from fixtures.arxiv.fake_arxiv import API_PATH, FakeArxiv, papers_handler
+from masrl.imports.add import AddRefused, add_paper
+from masrl.imports.arxiv import (
     ArxivBadAnswer,
     ArxivRedirected,
     ArxivSettings,

@@ -255,8 +255,8 @@ class _GuardedAdapter(HTTPAdapter):
         kwargs["timeout"] = min(kwargs.get("timeout") or settings.timeout, settings.timeout, remaining)
         kwargs["stream"] = True
         response = super().send(request, **kwargs)
-        response._content = self._read_body(response)  # noqa: SLF001 - requests' own cache of the body
-        response._content_consumed = True  # noqa: SLF001
+        response._content = self._read_body(response)  # requests' own cache of the body
+        response._content_consumed = True
         return response
 
     def _read_body(self, response) -> bytes:
