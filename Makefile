@@ -25,6 +25,7 @@ bench:            ## print the benchmark figures
 	$(BIN)/python benchmarks/bench_validate.py
 	$(BIN)/python benchmarks/bench_traces.py
 	$(BIN)/python benchmarks/bench_site.py
+	$(BIN)/python benchmarks/bench_screening.py
 
 clean:
 	rm -rf build .pytest_cache .cache
