@@ -32,6 +32,7 @@ bench: $(SETUP)   ## print the benchmark figures
 	$(BIN)/python benchmarks/bench_validate.py
 	$(BIN)/python benchmarks/bench_traces.py
 	$(BIN)/python benchmarks/bench_site.py
+	$(BIN)/python benchmarks/bench_screening.py
 	$(BIN)/python benchmarks/bench_living.py
 
 setup: $(SETUP)

@@ -2,7 +2,8 @@
 
 The model is a logistic regression over blocks of features, all computed with scikit-learn:
 
-- text: TF-IDF of title + abstract (word 1-2 grams, sublinear tf);
+- text: TF-IDF of title + abstract (word 1-2 grams, sublinear tf, function words kept) and of
+  character 3-5 grams (short titles share few whole words);
 - taxonomy: cosine similarity of the text to each definition in the taxonomy (reward types,
   credit units, sub-decisions, categories), so a paper that talks like a tagged entry scores up;
 - families: which query families' search terms occur in the text;
@@ -14,8 +15,8 @@ The model is a logistic regression over blocks of features, all computed with sc
   one class carries would teach the model "has field => include" rather than anything true.
 
 Every block can be switched off (RankSettings), which is how the benchmark measures each one's
-gain. The ranking is deterministic: lbfgs has no randomness, ties are broken by record id, and
-the seed only matters to callers that sample (the benchmark's prior knowledge).
+gain. The ranking is deterministic: liblinear runs with a fixed random_state, ties are broken by
+record id, and the seed only matters to callers that sample (the benchmark's prior knowledge).
 """
 
 from __future__ import annotations
