@@ -78,6 +78,7 @@ ENTRY_CORE = {
     "identifiers": _core("identifiers", 8, "Persistent identifiers: arxiv, doi, openreview (null where none).",
                          dict[str, str | None]),
     "urls": _core("urls", 9, "Links to the work, primary link first.", tuple[str, ...]),
+    "code": _core("url", 9, "Code repository named on the abstract page; null when none.", str | None, default=None),
     "summary": _core("text", 30, "One sentence, in our own words, on what the work does."),
     "notes": _core("str", 31, "Curator notes in our own words; may be empty.", str | None, default=None),
     "latest_version": _core("version", 32, "Latest arXiv version seen, e.g. v3.", str | None, default=None),
@@ -96,7 +97,7 @@ EXCLUSION_CORE = {
 }
 
 # Fields that may be left out of a file although the model gives them a default.
-_NULLABLE_CORE = {"affiliation", "notes", "latest_version", "primary_category", "journal_ref"}
+_NULLABLE_CORE = {"code", "affiliation", "notes", "latest_version", "primary_category", "journal_ref"}
 
 
 class Record(BaseModel):
