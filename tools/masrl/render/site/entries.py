@@ -22,7 +22,7 @@ from masrl.render.site.escape import (
     one_line,
 )
 from masrl.render.site.links import LABELS, entry_links, links_html
-from masrl.render.site.markdown import code_block, html_table
+from masrl.render.site.markdown import code_block
 from masrl.render.site.reports import table_filter_url
 
 PAPERS_PAGE = "papers.md"
