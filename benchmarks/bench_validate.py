@@ -19,7 +19,7 @@ from pathlib import Path
 REPO_ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO_ROOT / "tools"))
 
-from masrl import yamlio  # noqa: E402
+from masrl.model import yamlio  # noqa: E402
 from masrl.model.records import ENTRY_SCHEMA_LINE
 
 # Run in a child process: time the whole command as a user runs it (import, load, validate, print).
