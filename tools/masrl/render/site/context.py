@@ -74,6 +74,7 @@ class SiteContext:
     def __post_init__(self) -> None:
         self.stats = corpus_stats.compute_stats(self.corpus)
         self._groups: dict[str, dict[str, list[str]]] = {}
+        self._labels: dict[tuple[str, str], str] = {}
 
     @property
     def taxonomy(self):
@@ -87,6 +88,13 @@ class SiteContext:
     def entries(self) -> list[Entry]:
         """Entries in a stable reading order: newest first, then by title and key."""
         return sorted(self.corpus.entries, key=lambda e: (-e.year, e.title.casefold(), e.key))
+
+    @cached_property
+    def bibtex(self) -> dict[str, str]:
+        """Each entry's BibTeX as `masrl export bib` writes it, computed once (pages and table data share it)."""
+        from masrl.exports.bibtex import export_bibtex
+
+        return {e.key: export_bibtex([e]) for e in self.corpus.entries}
 
     @cached_property
     def by_key(self) -> dict[str, Entry]:
@@ -113,7 +121,11 @@ class SiteContext:
         return self.stats.labels.get(field_name, field_name)
 
     def value_label(self, field_name: str, value: str) -> str:
-        return corpus_stats.value_label(self.corpus, field_name, value)
+        # Memoised: every chip asks, and the lookup walks the field specifications (keeps generation linear).
+        known = self._labels.get((field_name, value))
+        if known is None:
+            known = self._labels[(field_name, value)] = corpus_stats.value_label(self.corpus, field_name, value)
+        return known
 
     def value_definition(self, field_name: str, value: str) -> str:
         axis = self.fields[field_name].axis

@@ -90,7 +90,7 @@ def table_data(ctx: SiteContext) -> dict:
             "links": entry_links(entry),
             # The CLI writers' own output for this entry: the browser's exports of a filtered
             # view are these strings joined in key order, so they equal `masrl export` of it.
-            "bibtex": entry_bibtex(ctx.corpus, entry),
+            "bibtex": ctx.bibtex[entry.key],
             "csv": csv_row,
         })
     years = [e.year for e in ctx.entries] or [0]

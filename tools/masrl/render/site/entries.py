@@ -12,7 +12,6 @@ from masrl.render.site.context import (
     html_href,
     value_anchor,
 )
-from masrl.render.site.downloads import entry_bibtex
 from masrl.render.site.escape import (
     external_link,
     front_matter_title,
@@ -176,7 +175,7 @@ def entry_markdown(ctx: SiteContext, entry: Entry) -> str:
     ]
     if entry.notes and entry.notes.strip():
         sections += ["## Curator notes", "", md_text(entry.notes), ""]
-    sections += ["## BibTeX", "", code_block(entry_bibtex(ctx.corpus, entry), "bibtex"), ""]
+    sections += ["## BibTeX", "", code_block(ctx.bibtex[entry.key], "bibtex"), ""]
     sections += ["## Same reward × credit cell", "", _same_cell(ctx, page, entry), ""]
     return "\n".join(sections)
 
