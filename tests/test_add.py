@@ -87,7 +87,7 @@ def test_add_writes_the_facts_and_a_placeholder_for_every_tag(mini_project, fake
     assert text.startswith(ENTRY_SCHEMA_LINE + "\n")
     data = yamlio.loads(text)
     # every field a new entry has, in the model's order (no corrections before publication, no screener)
-    assert list(data) == [s.name for s in entry_specs(load_taxonomy()) if s.name not in ("corrections", "screened_by")]
+    assert list(data) == [s.name for s in entry_specs(load_taxonomy()) if s.name not in ("corrections", "screened_by", "code")]
     assert (data["added"], data["round"]) == (PLACEHOLDER, PLACEHOLDER)
     assert data["title"] == "ShapleyRoute: Credit-Aware Message Routing for LLM Agent Teams"
     assert data["authors"] == ["Marchand, Élodie", "Zhang, Wei", "van der Berg, Jan", "Ruiz, Jr., Carlos"]

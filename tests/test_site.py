@@ -12,6 +12,7 @@ import atexit
 import functools
 import html
 import json
+import os
 import posixpath
 import re
 import shutil
@@ -41,6 +42,8 @@ from masrl.render.site.escape import external_link, front_matter_title, html_tex
 pytestmark = pytest.mark.xdist_group("site")
 
 MESSAGE_LEVEL_KEYS = {"c3", "debate-as-reward"}
+# Figure renders are cached by content hash; keep the tests' cache inside the checkout's build/.
+os.environ.setdefault("MASRL_RENDER_CACHE", str(REPO_ROOT / "build" / ".render-cache"))
 
 # A title that would run script, add an image with an onerror handler, make a Markdown link and
 # expand a template if any of them were interpreted.
@@ -338,6 +341,81 @@ def test_table_data_filters_like_the_table(real_site, corpus):
     assert sortable and all(a.get("aria-sort") for a in sortable)
     labelled = {a.get("for") for tag, a in table.tags if tag == "label"}
     assert {"masrl-filter-text", "masrl-year-min", "masrl-year-max"} <= labelled
+
+
+def test_entry_page_carries_citation_tags_matching_its_yaml(real_site, corpus):
+    import yaml
+
+    data = yaml.safe_load((REPO_ROOT / "corpus" / "halo.yaml").read_text(encoding="utf-8"))
+    page = parse(real_site.folder / "entries" / "halo" / "index.html")
+    meta = [(a["name"], a.get("content", "")) for tag, a in page.tags if tag == "meta" and a.get("name", "").startswith("citation_")]
+    assert ("citation_title", data["title"]) in meta
+    assert [c for n, c in meta if n == "citation_author"] == data["authors"]
+    assert ("citation_publication_date", str(data["year"])) in meta
+    assert ("citation_arxiv_id", data["identifiers"]["arxiv"]) in meta
+    assert ("citation_pdf_url", f"https://arxiv.org/pdf/{data['identifiers']['arxiv']}") in meta
+    description = [a["content"] for tag, a in page.tags if tag == "meta" and a.get("name") == "description"]
+    assert description and description[0].startswith(data["summary"].split()[0])
+    hrefs = {a.get("href") for tag, a in page.tags if tag == "a"}
+    assert data["code"] in hrefs  # links out: code, arXiv abstract and PDF
+    assert {f"https://arxiv.org/abs/{data['identifiers']['arxiv']}", f"https://arxiv.org/pdf/{data['identifiers']['arxiv']}"} <= hrefs
+    assert any(h and h.endswith("/edit/main/corpus/halo.yaml") for h in hrefs)
+
+
+def test_every_page_has_its_own_description_and_the_sitemap_lists_every_page(real_site):
+    descriptions = {}
+    for path in html_pages(real_site):
+        if path.name == "404.html":
+            continue
+        found = [a.get("content") for tag, a in parse(path).tags if tag == "meta" and a.get("name") == "description"]
+        descriptions[path] = found[0] if found else None
+    entries = {p: d for p, d in descriptions.items() if "/entries/" in p.as_posix() and p.parent.name != "entries"}
+    assert all(entries.values()) and len(set(entries.values())) == len(entries)
+    sitemap = (real_site.folder / "sitemap.xml").read_text(encoding="utf-8")
+    for path in descriptions:
+        url_path = page_url_path(real_site, path)
+        assert f"<loc>{real_site.url.rstrip('/')}{url_path}</loc>" in sitemap, url_path
+
+
+def test_table_data_ships_the_exporters_output_per_entry(real_site, corpus):
+    """Joined in key order, the per-entry strings are exactly `masrl export` of any selection."""
+    from masrl.exports.csv import export_csv
+    from masrl.render.site.downloads import _Selection
+
+    data = json.loads((real_site.folder / "data" / "entries.json").read_text(encoding="utf-8"))
+    rows = sorted((e for e in data["entries"] if "message" in e["tags"]["credit_units"]), key=lambda e: e["key"])
+    chosen = [e for e in corpus.entries if e.key in {r["key"] for r in rows}]
+    assert "\n".join(r["bibtex"] for r in rows) == export_bibtex(chosen)
+    assert data["csv_header"] + "".join(r["csv"] for r in rows) == export_csv(_Selection(corpus, chosen), "papers")
+    halo = next(e for e in data["entries"] if e["key"] == "halo")
+    assert set(halo["links"]) == {"arxiv", "pdf", "code"}
+    assert "reward_families" in data["columns"]
+
+
+def test_chips_name_their_axis_and_no_label_repeats_in_a_row(real_site):
+    page = (real_site.folder / "papers" / "index.html").read_text(encoding="utf-8")
+    for row in re.findall(r'<span class="masrl-chips">(.*?)</span>', page):
+        labels = re.findall(r'class="masrl-chip[^"]*"[^>]*>([^<]*)</a>', row)
+        assert len(labels) == len(set(labels)), labels
+        assert all('data-tip="' in chip for chip in row.split("<a ")[1:])
+    assert "Debate (reward type)" in page or "Debate (reward types)" in page or "(topology)" in page
+
+
+def test_figures_keep_text_as_text_and_say_what_they_show(real_site):
+    svg = (real_site.folder / "figures" / "entries-per-year.svg").read_text(encoding="utf-8")
+    assert "<text" in svg
+    home = parse(real_site.folder / "index.html")
+    alts = [a.get("alt", "") for tag, a in home.tags if tag == "img" and "figures/" in a.get("src", "")]
+    assert alts and all(len(alt.split()) > 6 for alt in alts)
+
+
+def test_home_page_offers_the_survey_bibtex(real_site):
+    import bibtexparser
+
+    home = parse(real_site.folder / "index.html")
+    text = "".join(home.text)
+    library = bibtexparser.parse_string(text[text.index("@article"): text.index("}\n", text.index("@article")) + 2])
+    assert library.entries and "2605.02801" in library.entries[0]["journal"]
 
 
 def test_downloads_are_the_exports(real_site, corpus):

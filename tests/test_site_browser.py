@@ -129,14 +129,37 @@ def shown_keys(page) -> set[str]:
 # ---------------------------------------------------------------------------------------------
 
 
-def test_every_page_loads_without_console_errors_or_off_site_requests(watched, real_site):
-    paths = sitemap_paths(real_site)
-    built = {p.relative_to(real_site.folder).parent.as_posix() for p in real_site.folder.rglob("index.html")}
-    assert len(paths) == len(built) > 100
-    for path in paths:
-        watched.goto(path)
-    watched.goto("table/")
-    table_ready(watched.page)  # the table page's script ran and fetched its data without an error
+PHONE = {"width": 390, "height": 844}
+OVERFLOW = "document.documentElement.scrollWidth - document.documentElement.clientWidth"
+
+
+@pytest.mark.slow
+def test_every_page_loads_without_errors_or_off_site_requests_and_fits_a_phone(browser, real_site):
+    """One pass over the sitemap at 390 x 844: no console error, no other host, no sideways scroll."""
+    session = Watched(browser, real_site)
+    session.page.set_viewport_size(PHONE)
+    # The search index (the largest file) is fetched by material's worker on every page; the
+    # search test covers it, so this sweep skips it to stay fast.
+    import json
+
+    index = json.loads((real_site.folder / "search" / "search_index.json").read_text(encoding="utf-8"))
+    empty = {**index, "docs": index["docs"][:1]}
+    session.page.route("**/search/search_index.json", lambda route: route.fulfill(json=empty))
+    wide = []
+    try:
+        paths = sitemap_paths(real_site)
+        built = {p.relative_to(real_site.folder).parent.as_posix() for p in real_site.folder.rglob("index.html")}
+        assert len(paths) == len(built) > 100
+        for path in paths:
+            page = session.goto(path)
+            if page.evaluate(OVERFLOW) > 0:
+                wide.append(f"{path}: {page.evaluate('document.documentElement.scrollWidth')} px")
+        table_ready(session.goto("table/"))  # the table page's script ran and fetched its data
+        assert session.page.evaluate(OVERFLOW) == 0
+    finally:
+        session.close()
+    assert wide == []
+    assert session.problems == [] and session.off_site == []
 
 
 def test_links_on_a_page_lead_to_pages_and_anchors_in_the_browser(watched):
@@ -285,6 +308,100 @@ def test_screenshots_of_the_main_pages(browser, real_site, scheme):
     finally:
         session.close()
     assert session.problems == []
+
+
+def test_a_filtered_table_row_leads_to_the_arxiv_abstract(watched):
+    page = watched.goto("table/?credit_units=message")
+    table_ready(page)
+    link = page.locator('#masrl-table-body tr[data-key="c3"] a.masrl-out--arxiv')
+    with page.expect_request(lambda request: "arxiv.org" in request.url) as request:
+        link.click()
+    assert request.value.url == "https://arxiv.org/abs/2603.06859"
+    watched.off_site.remove(request.value.url)  # the one request we caused on purpose
+
+
+def test_the_filtered_view_exports_exactly_its_entries_as_bibtex_and_csv(watched):
+    import csv
+    import io
+
+    import bibtexparser
+
+    page = watched.goto("table/?credit_units=message&credit_units=role")
+    table_ready(page)
+    keys = shown_keys(page)
+    assert len(keys) > 2
+    with page.expect_download() as bib:
+        page.locator('button[data-export="bibtex"]').click()
+    library = bibtexparser.parse_string(Path(bib.value.path()).read_text(encoding="utf-8"))
+    assert {entry.key for entry in library.entries} == keys and not library.failed_blocks
+    with page.expect_download() as table:
+        page.locator('button[data-export="csv"]').click()
+    rows = list(csv.DictReader(io.StringIO(Path(table.value.path()).read_text(encoding="utf-8"))))
+    assert [row["key"] for row in rows] == sorted(keys)
+
+
+def test_facet_counts_follow_the_other_filters_and_text_search_covers_tags(watched, real_site):
+    import json
+
+    data = json.loads((real_site.folder / "data" / "entries.json").read_text(encoding="utf-8"))
+    page = watched.goto("table/?topology=debate")
+    table_ready(page)
+    debate = [e for e in data["entries"] if e["tags"]["topology"] == ["debate"]]
+    agent = sum("agent" in e["tags"]["credit_units"] for e in debate)
+    badge = page.locator('label[for="masrl-f-credit_units-agent"] .masrl-check__n')
+    assert badge.text_content() == str(agent)
+    page.locator("#masrl-filter-text").fill("orchestrator")  # a credit unit, in no title
+    page.wait_for_function("new URLSearchParams(location.search).get('text') === 'orchestrator'")
+    page = watched.goto("table/?text=orchestrator")
+    table_ready(page)
+    tagged = {e["key"] for e in data["entries"] if "orchestrator" in e["tags"]["credit_units"]}
+    assert tagged and tagged <= shown_keys(page)
+
+
+def test_copy_bibtex_puts_the_entry_on_the_clipboard(browser, real_site):
+    session = Watched(browser, real_site, permissions=["clipboard-read", "clipboard-write"])
+    try:
+        page = session.goto("entries/puppeteer/")
+        page.locator("button.masrl-copy-bib").click()
+        page.wait_for_function("document.querySelector('button.masrl-copy-bib').dataset.copied === 'true'")
+        copied = page.evaluate("navigator.clipboard.readText()")
+        assert copied.startswith("@inproceedings{puppeteer,")
+    finally:
+        session.close()
+    assert session.problems == []
+
+
+AXE_PAGES = {
+    "home": "", "list": "papers/", "table": "table/?credit_units=message", "entry": "entries/puppeteer/",
+    "index": "entries/", "stats": "statistics/", "gaps": "gaps/", "traces": "traces/examples/",
+    "browse": "browse/credit_units/", "screening": "screening/",
+}
+for _optional in ("reliability", "whats-new"):  # pages another part of the site may add
+    AXE_PAGES[_optional] = f"{_optional}/"
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+def test_axe_finds_no_serious_or_critical_violation(browser, real_site, scheme):
+    axe_module = pytest.importorskip("axe_playwright_python.sync_playwright")
+    axe = axe_module.Axe()
+    session = Watched(browser, real_site, color_scheme=scheme)
+    found = {}
+    try:
+        for name, path in AXE_PAGES.items():
+            if not (real_site.folder / path.split("?")[0] / "index.html").is_file():
+                continue
+            page = session.goto(path)
+            if name == "table":
+                table_ready(page)
+            result = axe.run(page, options={"runOnly": ["wcag2a", "wcag2aa", "best-practice"]})
+            bad = [f"{v['id']} ({len(v['nodes'])}): {v['nodes'][0]['target']}" for v in result.response["violations"]
+                   if v["impact"] in ("serious", "critical")]
+            if bad:
+                found[name] = bad
+    finally:
+        session.close()
+    assert found == {}
 
 
 def test_palette_toggle_switches_between_light_and_dark(watched):

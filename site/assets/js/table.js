@@ -92,10 +92,12 @@
 
   /* ---------------------------------------------------------------- filtering and sorting */
 
-  function matches(entry, state) {
+  // skipAxis: leave one axis's filter out (what a facet's counts are computed against).
+  function matches(entry, state, skipAxis) {
     if (state.from !== null && entry.year < state.from) return false;
     if (state.to !== null && entry.year > state.to) return false;
     for (var field in state.axes) {
+      if (field === skipAxis) continue;
       var chosen = state.axes[field];
       var held = entry.tags[field] || [];
       var hit = chosen.some(function (value) {
@@ -145,7 +147,8 @@
 
   function chip(root, field, value, names) {
     var link = el("a", "masrl-chip masrl-chip--" + field, names.short || names.label || value);
-    if (names.short) link.title = names.label;
+    // Axis and definition on hover and focus (CSS shows data-tip); the short id's label first.
+    if (names.tip) link.dataset.tip = (names.short ? names.label + ". " : "") + names.tip;
     link.href = new URL("browse/" + field + "/#" + anchorOf(value), root).href;
     return link;
   }
@@ -159,6 +162,7 @@
     if (target.origin === context.root.origin) link.href = target.href;
     titleCell.appendChild(link);
     titleCell.appendChild(el("span", "masrl-key", entry.key));
+    titleCell.appendChild(linksOut(entry));
     row.appendChild(titleCell);
     row.appendChild(el("td", "masrl-col-year", entry.year));
     row.appendChild(el("td", "masrl-col-venue", entry.venue));
@@ -174,7 +178,29 @@
       });
       row.appendChild(cell);
     });
+    var summaryCell = el("td", "masrl-col-summary");
+    var fold = el("details");
+    fold.appendChild(el("summary", null, "Summary"));
+    fold.appendChild(el("p", null, entry.summary));
+    summaryCell.appendChild(fold);
+    row.appendChild(summaryCell);
     return row;
+  }
+
+  var LINK_LABELS = [["arxiv", "arXiv"], ["pdf", "PDF"], ["doi", "DOI"], ["openreview", "OpenReview"], ["code", "Code"]];
+
+  function linksOut(entry) {
+    var span = el("span", "masrl-links");
+    LINK_LABELS.forEach(function (pair) {
+      var url = (entry.links || {})[pair[0]];
+      if (!url || !/^https?:\/\//i.test(url)) return;
+      var a = el("a", "masrl-out masrl-out--" + pair[0], pair[1]);
+      a.href = url;
+      a.rel = "noopener";
+      span.appendChild(a);
+      span.appendChild(document.createTextNode(" "));
+    });
+    return span;
   }
 
   function render(context) {
@@ -186,7 +212,7 @@
     if (!shown.length) {
       var empty = el("tr", "masrl-empty-row");
       var cell = el("td", null, "No entry matches these filters.");
-      cell.colSpan = 4 + context.data.columns.length;
+      cell.colSpan = 5 + context.data.columns.length;
       empty.appendChild(cell);
       rows.appendChild(empty);
     }
@@ -195,8 +221,54 @@
     context.app.querySelector("#masrl-table-status").textContent =
       shown.length === total ? "Showing all " + total + " entries." : "Showing " + shown.length + " of " + total + " entries.";
     context.app.dataset.count = String(shown.length);
+    context.shown = shown;
     updateHeaders(context);
     updateAxisSummaries(context);
+    updateFacetCounts(context);
+  }
+
+  // Each box counts the entries that hold its value among those the other filters leave.
+  function updateFacetCounts(context) {
+    var state = context.state, counts = {};
+    context.data.axes.forEach(function (axis) {
+      var perValue = counts[axis.field] = {};
+      context.data.entries.forEach(function (entry) {
+        if (!matches(entry, state, axis.field)) return;
+        var held = entry.tags[axis.field] || [];
+        if (!held.length) perValue[NOT_APPLICABLE] = (perValue[NOT_APPLICABLE] || 0) + 1;
+        held.forEach(function (value) { perValue[value] = (perValue[value] || 0) + 1; });
+      });
+    });
+    context.app.querySelectorAll("input[type=checkbox][data-axis]").forEach(function (box) {
+      var n = (counts[box.dataset.axis] || {})[box.value] || 0;
+      var label = box.closest("label");
+      var badge = label && label.querySelector(".masrl-check__n");
+      if (badge) badge.textContent = String(n);
+      if (label) label.classList.toggle("masrl-check--none", n === 0 && !box.checked);
+    });
+  }
+
+  /* ---------------------------------------------------------------- export */
+
+  function byKey(a, b) { return compare(a.key, b.key); }
+
+  // The exporters' own per-entry output (shipped in entries.json), joined as `masrl export`
+  // joins it: BibTeX blocks separated by a blank line, CSV rows under the header, in key order.
+  function exportText(context, kind) {
+    var entries = (context.shown || []).slice().sort(byKey);
+    if (kind === "bibtex") return entries.map(function (e) { return e.bibtex; }).join("\n");
+    return context.data.csv_header + entries.map(function (e) { return e.csv; }).join("");
+  }
+
+  function download(context, kind) {
+    var text = exportText(context, kind);
+    var type = kind === "bibtex" ? "application/x-bibtex" : "text/csv";
+    var link = document.createElement("a");
+    link.href = URL.createObjectURL(new Blob([text], { type: type + ";charset=utf-8" }));
+    link.download = kind === "bibtex" ? "masrl-selection.bib" : "masrl-selection.csv";
+    document.body.appendChild(link);
+    link.click();
+    setTimeout(function () { URL.revokeObjectURL(link.href); link.remove(); }, 0);
   }
 
   function updateHeaders(context) {
@@ -260,6 +332,9 @@
       writeState(context.state, context.data);
       render(context);
     });
+    app.querySelectorAll("button[data-export]").forEach(function (button) {
+      button.addEventListener("click", function () { download(context, button.dataset.export); });
+    });
     app.querySelectorAll("th[data-sort-key] button").forEach(function (button) {
       button.addEventListener("click", function () {
         var key = button.closest("th").dataset.sortKey;
@@ -279,7 +354,15 @@
     });
     data.entries.forEach(function (entry) {
       if (!entry._haystack) {
-        entry._haystack = [entry.title, entry.key, entry.venue, entry.summary].concat(entry.authors).join(" \u0000 ").toLowerCase();
+        // Text search covers tags (ids and labels) as well as titles, keys, authors and summaries.
+        var tags = [];
+        Object.keys(entry.tags).forEach(function (field) {
+          (entry.tags[field] || []).forEach(function (value) {
+            var known = (names[field] || {})[value] || {};
+            tags.push(value, known.label || "");
+          });
+        });
+        entry._haystack = [entry.title, entry.key, entry.venue, entry.summary].concat(entry.authors, tags).join(" \u0000 ").toLowerCase();
       }
     });
     var context = {
@@ -295,7 +378,40 @@
     app.dataset.ready = "true";
   }
 
+  /* ---------------------------------------------------------------- entry pages: copy BibTeX */
+
+  function bindCopyButtons() {
+    document.querySelectorAll("button.masrl-copy-bib:not([data-bound])").forEach(function (button) {
+      button.dataset.bound = "true";
+      button.addEventListener("click", function () {
+        var code = document.querySelector(button.dataset.copyTarget);
+        if (!code) return;
+        var text = code.textContent;
+        var done = function () { button.textContent = "Copied"; button.dataset.copied = "true"; };
+        if (navigator.clipboard && window.isSecureContext) {
+          navigator.clipboard.writeText(text).then(done, function () { fallbackCopy(text); done(); });
+        } else {
+          fallbackCopy(text);
+          done();
+        }
+      });
+    });
+  }
+
+  function fallbackCopy(text) {
+    var area = el("textarea");
+    area.value = text;
+    area.setAttribute("readonly", "");
+    area.style.position = "fixed";
+    area.style.opacity = "0";
+    document.body.appendChild(area);
+    area.select();
+    try { document.execCommand("copy"); } catch (ignored) { /* the text stays selectable on the page */ }
+    area.remove();
+  }
+
   function init() {
+    bindCopyButtons();
     var app = document.getElementById("masrl-table-app");
     if (!app || app.dataset.bound) return;
     app.dataset.bound = "true";

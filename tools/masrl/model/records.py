@@ -77,6 +77,7 @@ ENTRY_CORE = {
     "identifiers": _core("identifiers", 8, "Persistent identifiers: arxiv, doi, openreview (null where none).",
                          dict[str, str | None]),
     "urls": _core("urls", 9, "Links to the work, primary link first.", tuple[str, ...]),
+    "code": _core("url", 9, "Code repository named on the abstract page; null when none.", str | None, default=None),
     "sub_decision_evidence": _core(
         "evidence", 25, "For each sub-decision tag, one line in our own words: which part of the method learns or fixes it.",
         dict[str, str] | None, default=None),
@@ -107,7 +108,7 @@ EXCLUSION_CORE = {
 }
 
 # Fields that may be left out of a file although the model gives them a default.
-_NULLABLE_CORE = {"affiliation", "notes", "latest_version", "primary_category", "journal_ref", "sub_decision_evidence",
+_NULLABLE_CORE = {"code", "affiliation", "notes", "latest_version", "primary_category", "journal_ref", "sub_decision_evidence",
                   "screened_by"}
 # The tag field an evidence mapping documents.
 EVIDENCE_OF = {"sub_decision_evidence": "sub_decisions"}

@@ -12,6 +12,7 @@ from masrl.render.site.context import (
 )
 from masrl.render.site.entries import SEARCH_EXCLUDED
 from masrl.render.site.escape import anchor_id, html_text, md_text
+from masrl.render.site.links import links_html
 from masrl.render.site.markdown import table
 
 BROWSE_INDEX = "browse/index.md"
@@ -87,7 +88,7 @@ def browse_markdown(ctx: SiteContext, name: str) -> str:
         parts += [f"{len(keys)} {'entry' if len(keys) == 1 else 'entries'}:", ""]
         items = [
             f"<li>{ctx.entry_link_html(page, key)} <span class=\"masrl-facts\">{html_text(ctx.by_key[key].year)} · "
-            f"{html_text(ctx.authors_short(ctx.by_key[key]))}</span></li>"
+            f"{html_text(ctx.authors_short(ctx.by_key[key]))}</span> {links_html(ctx.by_key[key])}</li>"
             for key in sorted(keys, key=ordered.__getitem__)
         ]
         parts += ['<ul class="masrl-entry-list">', *items, "</ul>", ""]

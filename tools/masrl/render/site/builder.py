@@ -134,12 +134,27 @@ def hand_written_files(source: Path, ctx: SiteContext) -> dict[str, bytes]:
     return files
 
 
+def site_settings(source: Path) -> dict:
+    """`extra.masrl` of site/mkdocs.yml: settings the generator needs (the repository URL)."""
+    import yaml
+
+    try:
+        config = yaml.safe_load((source / "mkdocs.yml").read_text(encoding="utf-8")) or {}
+    except (OSError, yaml.YAMLError) as exc:
+        raise SiteError(f"{source / 'mkdocs.yml'}: cannot be read ({exc}); fix the file") from exc
+    extra = config.get("extra") if isinstance(config, dict) else None
+    settings = extra.get("masrl") if isinstance(extra, dict) else None
+    return settings if isinstance(settings, dict) else {}
+
+
 def generate_docs(corpus: Corpus, source: Path) -> dict[str, bytes]:
     """The whole docs folder as {relative path: content}; raises SiteError on a clash."""
-    ctx = SiteContext(corpus)
-    files = hand_written_files(source, ctx)
+    repository = site_settings(source).get("repository")
+    ctx = SiteContext(corpus, repository=str(repository).rstrip("/") if repository else None)
     generated = {path: text.encode("utf-8") for path, text in generated_pages(ctx).items()}
     generated.update(generated_files(ctx))
+    ctx.generated_paths = frozenset(generated)  # hand-written pages link to optional pages that exist
+    files = hand_written_files(source, ctx)
     clashes = sorted(set(files) & set(generated))
     if clashes:
         raise SiteError(f"site/docs/ holds files that the generator writes: {', '.join(clashes)}")

@@ -67,11 +67,14 @@ def _root_prefix(page: str) -> str:
 @dataclass
 class SiteContext:
     corpus: Corpus
+    repository: str | None = None  # e.g. https://github.com/owner/name, for edit and suggest links
+    generated_paths: frozenset[str] = frozenset()  # set by the builder once the generated pages exist
     stats: corpus_stats.Stats = field(init=False)
 
     def __post_init__(self) -> None:
         self.stats = corpus_stats.compute_stats(self.corpus)
         self._groups: dict[str, dict[str, list[str]]] = {}
+        self._labels: dict[tuple[str, str], str] = {}
 
     @property
     def taxonomy(self):
@@ -85,6 +88,13 @@ class SiteContext:
     def entries(self) -> list[Entry]:
         """Entries in a stable reading order: newest first, then by title and key."""
         return sorted(self.corpus.entries, key=lambda e: (-e.year, e.title.casefold(), e.key))
+
+    @cached_property
+    def bibtex(self) -> dict[str, str]:
+        """Each entry's BibTeX as `masrl export bib` writes it, computed once (pages and table data share it)."""
+        from masrl.exports.bibtex import export_bibtex
+
+        return {e.key: export_bibtex([e]) for e in self.corpus.entries}
 
     @cached_property
     def by_key(self) -> dict[str, Entry]:
@@ -111,7 +121,11 @@ class SiteContext:
         return self.stats.labels.get(field_name, field_name)
 
     def value_label(self, field_name: str, value: str) -> str:
-        return corpus_stats.value_label(self.corpus, field_name, value)
+        # Memoised: every chip asks, and the lookup walks the field specifications (keeps generation linear).
+        known = self._labels.get((field_name, value))
+        if known is None:
+            known = self._labels[(field_name, value)] = corpus_stats.value_label(self.corpus, field_name, value)
+        return known
 
     def value_definition(self, field_name: str, value: str) -> str:
         axis = self.fields[field_name].axis
@@ -150,10 +164,17 @@ class SiteContext:
         href = html_attr(html_href(from_page, entry_page(key)))
         return f'<a href="{href}">{html_text(entry.title if text is None else text)}</a>'
 
-    def chip_html(self, from_page: str, field_name: str, value: str) -> str:
+    def chip_tip(self, field_name: str, value: str) -> str:
+        """What a chip says on hover and focus: its axis, then the value's definition."""
+        definition = self.value_definition(field_name, value)
+        return f"{self.field_label(field_name)}: {definition}" if definition else self.field_label(field_name)
+
+    def chip_html(self, from_page: str, field_name: str, value: str, qualified: bool = False) -> str:
         href = html_attr(html_href(from_page, browse_page(field_name), value_anchor(value)))
-        label = html_text(self.value_label(field_name, value))
-        return f'<a class="masrl-chip masrl-chip--{field_name}" href="{href}">{label}</a>'
+        label = self.value_label(field_name, value)
+        label = html_text(f"{label} ({self.field_label(field_name).lower()})" if qualified else label)
+        tip = html_attr(self.chip_tip(field_name, value))
+        return f'<a class="masrl-chip masrl-chip--{field_name}" href="{href}" data-tip="{tip}">{label}</a>'
 
     @property
     def tag_fields(self) -> tuple[str, ...]:
@@ -162,7 +183,12 @@ class SiteContext:
 
     def chips_html(self, from_page: str, entry: Entry, fields: tuple[str, ...] | None = None) -> str:
         fields = self.taxonomy.shown("chip") if fields is None else fields
-        return " ".join(self.chip_html(from_page, name, v) for name in fields for v in self.values_of(entry, name))
+        # A label shows once per row: where two axes share one ("Debate" reward and topology),
+        # both chips name their axis.
+        pairs = [(name, v) for name in fields for v in self.values_of(entry, name)]
+        labels = [self.value_label(name, v).casefold() for name, v in pairs]
+        return " ".join(self.chip_html(from_page, name, v, labels.count(label) > 1)
+                        for (name, v), label in zip(pairs, labels))
 
     def authors_short(self, entry: Entry) -> str:
         """First author's surname, with et al. for more authors."""

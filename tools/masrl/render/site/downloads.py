@@ -7,6 +7,7 @@ import json
 from masrl.model.project import Corpus
 from masrl.model.records import Entry
 from masrl.render.site.context import SiteContext, entry_page, page_url
+from masrl.render.site.links import entry_links
 
 TABLE_DATA = "data/entries.json"
 BIB_FILE = "masrl.bib"
@@ -26,6 +27,23 @@ def entry_bibtex(corpus: Corpus, entry: Entry) -> str:
     from masrl.exports.bibtex import export_bibtex
 
     return export_bibtex([entry])
+
+
+class _Selection:
+    """The corpus seen through one entry, for the CLI's CSV writer (which takes a corpus)."""
+
+    def __init__(self, corpus: Corpus, entries: list[Entry]):
+        self.entries, self.exclusions, self.taxonomy = entries, [], corpus.taxonomy
+        self.project = corpus.project
+
+
+def entry_csv(corpus: Corpus, entry: Entry) -> tuple[str, str]:
+    """(header line, the entry's row) exactly as `masrl export csv` writes them: the browser
+    joins the header and the rows of a filtered view (in key order) into the same file."""
+    from masrl.exports.csv import export_csv
+
+    header, row = export_csv(_Selection(corpus, [entry]), "papers").split("\n", 1)
+    return header + "\n", row
 
 
 def corpus_bibtex(corpus: Corpus) -> str:
@@ -52,9 +70,13 @@ def table_data(ctx: SiteContext) -> dict:
         if name in SHORT_BY_ID:  # O1-O5 are how the survey names sub-decisions; the label goes in a tooltip
             for value in values:
                 value["short"] = value["id"]
+        for value in values:
+            value["tip"] = ctx.chip_tip(name, value["id"])
         axes.append({"field": name, "label": ctx.field_label(name), "values": values})
     rows = []
+    csv_header = ""
     for entry in ctx.entries:
+        csv_header, csv_row = entry_csv(ctx.corpus, entry)
         rows.append({
             "key": entry.key,
             "title": entry.title,
@@ -65,10 +87,22 @@ def table_data(ctx: SiteContext) -> dict:
             "summary": entry.summary,
             "url": page_url(entry_page(entry.key)),
             "tags": {name: list(ctx.values_of(entry, name)) for name in ctx.tag_fields},
+            "links": entry_links(entry),
+            # The CLI writers' own output for this entry: the browser's exports of a filtered
+            # view are these strings joined in key order, so they equal `masrl export` of it.
+            "bibtex": ctx.bibtex[entry.key],
+            "csv": csv_row,
         })
     years = [e.year for e in ctx.entries] or [0]
     columns = list(ctx.taxonomy.shown("column"))
-    return {"axes": axes, "columns": columns, "entries": rows, "years": {"min": min(years), "max": max(years)}}
+    return {"axes": axes, "columns": columns, "entries": rows, "years": {"min": min(years), "max": max(years)},
+            "csv_header": csv_header or entry_csv_header()}
+
+
+def entry_csv_header() -> str:
+    from masrl.exports.csv import PAPERS_HEADER
+
+    return ",".join(PAPERS_HEADER) + "\n"
 
 
 def download_files(ctx: SiteContext) -> dict[str, bytes]:
@@ -76,7 +110,8 @@ def download_files(ctx: SiteContext) -> dict[str, bytes]:
     from masrl.render.stats import stats_json
 
     files = {
-        TABLE_DATA: json.dumps(table_data(ctx), ensure_ascii=False, sort_keys=True, indent=1) + "\n",
+        # Compact: the table's data is the heaviest file the table page loads.
+        TABLE_DATA: json.dumps(table_data(ctx), ensure_ascii=False, sort_keys=True, separators=(",", ":")) + "\n",
         BIB_FILE: corpus_bibtex(ctx.corpus),
         CORPUS_JSON: corpus_json(ctx.corpus),
         STATS_JSON: stats_json(ctx.stats),

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from urllib.parse import quote
+import json
 
 from masrl.model.records import Entry
 from masrl.render.site.context import (
@@ -12,15 +12,16 @@ from masrl.render.site.context import (
     html_href,
     value_anchor,
 )
-from masrl.render.site.downloads import entry_bibtex
 from masrl.render.site.escape import (
     external_link,
     front_matter_title,
     html_attr,
     html_text,
     md_text,
+    one_line,
 )
-from masrl.render.site.markdown import code_block, html_table
+from masrl.render.site.links import LABELS, entry_links, links_html
+from masrl.render.site.markdown import code_block
 from masrl.render.site.reports import table_filter_url
 
 PAPERS_PAGE = "papers.md"
@@ -29,17 +30,14 @@ SAME_CELL_SHOWN = 25  # neighbours listed on an entry page; the rest are one cli
 SEARCH_EXCLUDED = "---\nsearch:\n  exclude: true\n---"
 ENTRIES_INDEX = "entries.md"
 
-IDENTIFIER_LINKS = {
-    "arxiv": ("arXiv", lambda value: f"https://arxiv.org/abs/{quote(value, safe='/.')}"),
-    "doi": ("DOI", lambda value: f"https://doi.org/{quote(value, safe='/.;()-_')}"),
-    "openreview": ("OpenReview", lambda value: f"https://openreview.net/forum?id={quote(value, safe='-_')}"),
-}
+DESCRIPTION_CHARS = 300  # search engines show about this much of a page description
+ENTRIES_PER_INDEX_PAGE = 100  # the by-key index, split so no page is tens of thousands of pixels tall
 
 
 def entry_pages(ctx: SiteContext) -> dict[str, str]:
     pages = {entry_page(entry.key): entry_markdown(ctx, entry) for entry in ctx.entries}
     pages[PAPERS_PAGE] = papers_markdown(ctx)
-    pages[ENTRIES_INDEX] = entries_index_markdown(ctx)
+    pages.update(entries_index_pages(ctx))
     return pages
 
 
@@ -52,8 +50,10 @@ def listing_item(ctx: SiteContext, page: str, entry: Entry) -> str:
     then our summary."""
     facts = " · ".join(html_text(part) for part in (entry.year, entry.venue, ctx.authors_short(entry)) if part)
     chips = ctx.chips_html(page, entry)
+    links = links_html(entry)
     return (
         f'<li><strong>{ctx.entry_link_html(page, entry.key)}</strong> <span class="masrl-facts">{facts}</span>'
+        + (f" {links}" if links else "")
         + (f'<br><span class="masrl-chips">{chips}</span>' if chips else "")
         + f'<br><span class="masrl-summary">{html_text(entry.summary)}</span></li>'
     )
@@ -94,24 +94,47 @@ def papers_markdown(ctx: SiteContext) -> str:
     return "\n".join(parts)
 
 
-def entries_index_markdown(ctx: SiteContext) -> str:
-    page = ENTRIES_INDEX
-    rows = [
-        [f"<code>{html_text(e.key)}</code>", ctx.entry_link_html(page, e.key), html_text(e.year),
-         html_text(ctx.authors_short(e))]
-        for e in sorted(ctx.entries, key=lambda e: e.key)
-    ]
-    return "\n".join([
-        SEARCH_EXCLUDED,
-        "",
-        "# All entries by key",
-        "",
-        (f"The {len(rows)} retained entries in alphabetical order of their key, the name of their file "
-         "in `corpus/` and of their page."),
-        "",
-        html_table(["Key", "Title", "Year", "First author"], rows, "masrl-index"),
-        "",
-    ])
+def index_page(number: int) -> str:
+    return ENTRIES_INDEX if number == 1 else f"entries-{number}.md"
+
+
+def entries_index_pages(ctx: SiteContext) -> dict[str, str]:
+    """The entries by key as a compact one-line-per-entry list, split into pages of
+    ENTRIES_PER_INDEX_PAGE so the index stays short on a phone and linear in the corpus."""
+    ordered = sorted(ctx.entries, key=lambda e: e.key)
+    chunks = [ordered[i:i + ENTRIES_PER_INDEX_PAGE] for i in range(0, len(ordered), ENTRIES_PER_INDEX_PAGE)] or [[]]
+    pages = {}
+    for number, chunk in enumerate(chunks, 1):
+        page = index_page(number)
+        pager = ""
+        if len(chunks) > 1:
+            links = [
+                f'<a href="{html_attr(html_href(page, index_page(n)))}"'
+                + (' aria-current="page"' if n == number else "")
+                + f">{html_text(c[0].key)} – {html_text(c[-1].key)}</a>"
+                for n, c in enumerate(chunks, 1)
+            ]
+            pager = '<nav class="masrl-pager" aria-label="Index pages">' + " ".join(links) + "</nav>"
+        items = [
+            f'<li><a href="{html_attr(html_href(page, entry_page(e.key)))}"><code>{html_text(e.key)}</code> '
+            f'<span class="masrl-index__title">{html_text(e.title)}</span></a> '
+            f'<span class="masrl-facts">{html_text(e.year)} · {html_text(ctx.authors_short(e))}</span></li>'
+            for e in chunk
+        ]
+        pages[page] = "\n".join([
+            SEARCH_EXCLUDED,
+            "",
+            "# All entries by key" + (f" ({number} of {len(chunks)})" if len(chunks) > 1 else ""),
+            "",
+            (f"The {len(ordered)} retained entries in alphabetical order of their key, the name of their file "
+             "in `corpus/` and of their page."),
+            "",
+            pager,
+            "",
+            '<ul class="masrl-index">\n' + "\n".join(items) + "\n</ul>",
+            "",
+        ])
+    return pages
 
 
 # ---------------------------------------------------------------------------------------------
@@ -123,6 +146,8 @@ def entry_markdown(ctx: SiteContext, entry: Entry) -> str:
     sections = [
         "---",
         front_matter_title(entry.title),
+        _description(entry.summary),
+        "citation: " + json.dumps(citation_meta(ctx, entry)),
         "hide:",
         "  - navigation",
         "---",
@@ -132,6 +157,8 @@ def entry_markdown(ctx: SiteContext, entry: Entry) -> str:
         _byline(ctx, entry),
         "",
         _facts_line(entry),
+        "",
+        _action_links(ctx, entry),
         "",
         '!!! abstract "Our summary"',
         "",
@@ -148,7 +175,7 @@ def entry_markdown(ctx: SiteContext, entry: Entry) -> str:
     ]
     if entry.notes and entry.notes.strip():
         sections += ["## Curator notes", "", md_text(entry.notes), ""]
-    sections += ["## BibTeX", "", code_block(entry_bibtex(ctx.corpus, entry), "bibtex"), ""]
+    sections += ["## BibTeX", "", code_block(ctx.bibtex[entry.key], "bibtex"), ""]
     sections += ["## Same reward × credit cell", "", _same_cell(ctx, page, entry), ""]
     return "\n".join(sections)
 
@@ -178,12 +205,55 @@ def _tags_list(ctx: SiteContext, page: str, entry: Entry) -> str:
     return '<dl class="masrl-tags">\n' + "\n".join(rows) + "\n</dl>"
 
 
+def _description(text: str) -> str:
+    """A front-matter description line (material writes it into <meta> unescaped, so escape it)."""
+    value = one_line(text)
+    if len(value) > DESCRIPTION_CHARS:
+        value = value[: DESCRIPTION_CHARS - 1].rsplit(" ", 1)[0] + "…"
+    return "description: " + json.dumps(html_text(value))
+
+
+def citation_meta(ctx: SiteContext, entry: Entry) -> list[list[str]]:
+    """Highwire Press citation_* tags (what Zotero and Google Scholar read), as (name, content)
+    pairs; the page template writes them into <head>, escaped."""
+    tags = [["citation_title", one_line(entry.title)]]
+    tags += [["citation_author", one_line(author)] for author in entry.authors]
+    tags.append(["citation_publication_date", str(entry.year)])
+    links = entry_links(entry)
+    venue = one_line(entry.venue)
+    if venue and venue.lower() != "arxiv":
+        tags.append(["citation_conference_title", venue])
+    if entry.identifiers.get("arxiv"):
+        tags.append(["citation_arxiv_id", entry.identifiers["arxiv"]])
+        tags.append(["citation_technical_report_institution", "arXiv"])
+    if entry.identifiers.get("doi"):
+        tags.append(["citation_doi", entry.identifiers["doi"]])
+    if "pdf" in links:
+        tags.append(["citation_pdf_url", links["pdf"]])
+    if "arxiv" in links:
+        tags.append(["citation_abstract_html_url", links["arxiv"]])
+    return tags
+
+
+def _action_links(ctx: SiteContext, entry: Entry) -> str:
+    """Links out (paper, PDF, code), copy-the-BibTeX, and edit-this-entry, as one row of buttons."""
+    parts = [
+        f'<a class="md-button masrl-out masrl-out--{kind}" href="{html_attr(url)}" rel="noopener">{html_text(LABELS[kind])}</a>'
+        for kind, url in entry_links(entry).items()
+    ]
+    parts.append('<button type="button" class="md-button masrl-copy-bib" data-copy-target=".language-bibtex code">'
+                 "Copy BibTeX</button>")
+    if ctx.repository:
+        edit = f"{ctx.repository}/edit/main/corpus/{entry.key}.yaml"
+        parts.append(f'<a class="md-button masrl-edit" href="{html_attr(edit)}" rel="noopener">Edit this entry</a>')
+    return '<p class="masrl-actions">' + " ".join(parts) + "</p>"
+
+
 def _links(entry: Entry) -> str:
     lines = []
-    for kind, (label, url_of) in IDENTIFIER_LINKS.items():
-        value = entry.identifiers.get(kind)
-        if value:
-            lines.append(f"- {label}: {external_link(url_of(value), value)}")
+    for kind, url in entry_links(entry).items():
+        value = entry.identifiers.get(kind) or url
+        lines.append(f"- {LABELS[kind]}: {external_link(url, value)}")
     lines += [f"- Link: {external_link(url)}" for url in entry.urls]
     extras = (("Journal reference", entry.journal_ref), ("Latest arXiv version seen", entry.latest_version),
               ("arXiv primary category", entry.primary_category))

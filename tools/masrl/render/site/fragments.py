@@ -21,7 +21,7 @@ from masrl.render.site.context import (
 from masrl.render.site.entries import listing
 from masrl.render.site.errors import SiteError
 from masrl.render.site.escape import md_text
-from masrl.render.site.markdown import table
+from masrl.render.site.markdown import code_block, table
 from masrl.render.site.reports import figure_markdown
 
 MARKER = re.compile(r"^<!--[ \t]*masrl:([a-z0-9-]+)[ \t]*-->[ \t]*$", re.MULTILINE)
@@ -135,7 +135,58 @@ def contributing_guide(ctx: SiteContext, page: str) -> str:
     return "See CONTRIBUTING.md in the repository."
 
 
+def _preferred_citation(ctx: SiteContext) -> dict | None:
+    import yaml
+
+    for root in (ctx.corpus.project.root, CHECKOUT_ROOT):
+        path = root / "CITATION.cff"
+        if path.is_file():
+            try:
+                data = yaml.safe_load(path.read_text(encoding="utf-8"))
+            except yaml.YAMLError as exc:
+                raise SiteError(f"{path}: not valid YAML ({exc}); fix CITATION.cff") from exc
+            cited = data.get("preferred-citation") if isinstance(data, dict) else None
+            return cited if isinstance(cited, dict) else None
+    return None
+
+
+def _bib_value(value: object) -> str:
+    """A BibTeX field value in braces; braces inside are dropped (the citation is our own data)."""
+    return "{" + str(value).replace("{", "").replace("}", "") + "}"
+
+
+def survey_bibtex(ctx: SiteContext, page: str) -> str:
+    """The survey's own BibTeX, from CITATION.cff's preferred citation, in a copyable block."""
+    cited = _preferred_citation(ctx)
+    if not cited:
+        return ""
+    authors = " and ".join(f"{a.get('family-names', '')}, {a.get('given-names', '')}".strip(", ")
+                           for a in cited.get("authors", []) if isinstance(a, dict))
+    first = (cited.get("authors") or [{}])[0].get("family-names", "survey").lower()
+    arxiv = next((str(i.get("value", "")).removeprefix("arXiv:") for i in cited.get("identifiers", [])
+                  if isinstance(i, dict) and str(i.get("value", "")).startswith("arXiv:")), "")
+    fields = [("title", cited.get("title")), ("author", authors),
+              ("journal", f"arXiv preprint arXiv:{arxiv}" if arxiv else cited.get("journal")),
+              ("year", cited.get("year")), ("doi", cited.get("doi")), ("url", cited.get("url"))]
+    body = "".join(f"  {name} = {_bib_value(value)},\n" for name, value in fields if value)
+    return code_block(f"@article{{{first}{cited.get('year', '')}masrl,\n{body}}}\n", "bibtex")
+
+
+def follow_links(ctx: SiteContext, page: str) -> str:
+    """What's new and its feed (when the build has them), and the suggest-a-paper form."""
+    links = []
+    if "whats-new.md" in ctx.generated_paths:
+        links.append(f"[What's new]({relative_link(page, 'whats-new.md')})")
+    if "feed.xml" in ctx.generated_paths:
+        links.append(f'<a href="{html_href(page, "feed.xml")}" type="application/atom+xml">Atom feed of new entries</a>')
+    if ctx.repository:
+        links.append(f'<a href="{ctx.repository}/issues/new?template=suggest-paper.yml" rel="noopener">Suggest a paper</a>')
+    return " · ".join(links)
+
+
 FRAGMENTS: dict[str, Callable[[SiteContext, str], str]] = {
+    "survey-bibtex": survey_bibtex,
+    "follow": follow_links,
     "contributing-guide": contributing_guide,
     "headline": headline,
     "taxonomy-glance": taxonomy_glance,

@@ -25,7 +25,7 @@ def figure(src: str, title: str, caption: str) -> str:
     """An image with a caption, as raw HTML (src is a site-relative URL, title and caption escaped)."""
     return (
         f'<figure class="masrl-figure">\n'
-        f'<img src="{src}" alt="{title}" loading="lazy">\n'
+        f'<img src="{src}" alt="{title}: {caption}" loading="lazy">\n'
         f"<figcaption><strong>{title}.</strong> {caption}</figcaption>\n"
         f"</figure>"
     )

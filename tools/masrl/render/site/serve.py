@@ -72,7 +72,9 @@ def serve_site(project: Project, host: str = "127.0.0.1", port: int = 8000, stag
     watcher = threading.Thread(target=_watch, args=(project, paths.source, paths.staging, echo, stop), daemon=True)
     watcher.start()
     try:
-        serve(str(paths.config_file), livereload=True, dev_addr=f"{host}:{port}", docs_dir=str(paths.staging))
+        # The preview lives at the root of the local address, not under the published site_url's path.
+        serve(str(paths.config_file), livereload=True, dev_addr=f"{host}:{port}", docs_dir=str(paths.staging),
+              site_url=f"http://{host}:{port}/")
     finally:
         stop.set()
         logger.removeHandler(handler)

@@ -4,7 +4,8 @@ site/assets/js/table.js from data/entries.json.
 The controls are plain HTML with stable ids and data attributes, so the script, people using a
 keyboard or a screen reader, and the browser tests all drive the same elements:
 
-- ``#masrl-filter-text``: free text over title, authors, key, venue and summary;
+- ``#masrl-filter-text``: free text over title, authors, key, tags, venue and summary;
+- ``button[data-export=bibtex|csv]``: download the rows shown, as the CLI's exporters write them;
 - ``#masrl-year-min`` / ``#masrl-year-max``: an inclusive year range;
 - ``input[type=checkbox][data-axis=FIELD][value=VALUE]``: one per taxonomy value (``-`` stands
   for "not applicable"); values of one axis are OR-ed, axes are AND-ed;
@@ -33,6 +34,10 @@ FIXED_COLUMNS = (
 def columns(ctx: SiteContext) -> tuple[tuple[str, str, str], ...]:
     tags = tuple((name, ctx.column_label(name), "masrl-col-tags") for name in ctx.taxonomy.shown("column"))
     return FIXED_COLUMNS + tags
+
+
+# The last column: our one-sentence summary, folded into a disclosure so rows stay short.
+SUMMARY_HEADER = '<th scope="col" class="masrl-col-summary">Summary</th>'
 
 
 def table_pages(ctx: SiteContext) -> dict[str, str]:
@@ -75,12 +80,12 @@ def table_markdown(ctx: SiteContext) -> str:
     page = TABLE_PAGE
     years = sorted({e.year for e in ctx.corpus.entries}) or [0]
     axis_filters = "\n".join(_axis_filter(ctx, name) for name in ctx.taxonomy.shown("facet"))
-    headers = "".join(_header(*column) for column in columns(ctx))
+    headers = "".join(_header(*column) for column in columns(ctx)) + SUMMARY_HEADER
     app = f"""<div id="masrl-table-app" class="masrl-table-app" data-src="{html_attr(html_href(page, TABLE_DATA))}">
 <form id="masrl-filters" class="masrl-filters" role="search" aria-label="Filter the entries" autocomplete="off">
 <div class="masrl-filter-row">
 <div class="masrl-field masrl-field--text"><label for="masrl-filter-text">Text</label>
-<input type="search" id="masrl-filter-text" name="text" data-filter="text" placeholder="title, author, key, venue or summary"></div>
+<input type="search" id="masrl-filter-text" name="text" data-filter="text" placeholder="title, author, key, tag, venue or summary"></div>
 <div class="masrl-field masrl-field--year"><label for="masrl-year-min">Year from</label>
 <input type="number" id="masrl-year-min" name="year-min" data-filter="year-min" min="{years[0]}" max="{years[-1]}" placeholder="{years[0]}"></div>
 <div class="masrl-field masrl-field--year"><label for="masrl-year-max">to</label>
@@ -92,6 +97,10 @@ def table_markdown(ctx: SiteContext) -> str:
 </div>
 </form>
 <p id="masrl-table-status" class="masrl-table-status" role="status" aria-live="polite">Loading the table…</p>
+<p class="masrl-export" id="masrl-export">Export the entries shown:
+<button type="button" class="md-button" data-export="bibtex">BibTeX</button>
+<button type="button" class="md-button" data-export="csv">CSV</button>
+<span class="masrl-export__note">the same files as <code>masrl export</code> of this selection</span></p>
 <div class="masrl-table-scroll">
 <table id="masrl-table" class="masrl-table">
 <caption>Retained entries; activate a column header to sort by it.</caption>

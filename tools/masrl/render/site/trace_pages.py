@@ -67,13 +67,20 @@ def _examples_pointer(examples: list[Path]) -> str:
 
 
 def _figure_svg(path: Path) -> bytes:
-    from masrl.traces.figure import render_trace_figure
+    from masrl.render.site.render_cache import cached_files, code_fingerprint
+    from masrl.traces import figure as trace_figure
 
-    trace = json.loads(path.read_text(encoding="utf-8"))
-    with tempfile.TemporaryDirectory() as scratch:
-        target = Path(scratch) / f"{path.stem}.svg"
-        render_trace_figure(trace, target)
-        return target.read_bytes()
+    source = path.read_bytes()
+
+    def draw() -> dict[str, bytes]:
+        trace = json.loads(source.decode("utf-8"))
+        with tempfile.TemporaryDirectory() as scratch:
+            target = Path(scratch) / f"{path.stem}.svg"
+            trace_figure.render_trace_figure(trace, target)
+            return {"svg": target.read_bytes()}
+
+    # The trace file and the drawing code decide the picture: drawn again only when they change.
+    return cached_files("trace", [source, code_fingerprint(trace_figure)], draw)["svg"]
 
 
 def examples_markdown(examples: list[Path]) -> str:

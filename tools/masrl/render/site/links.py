@@ -1,0 +1,50 @@
+"""Links out of the site for one entry: arXiv abstract and PDF, DOI, OpenReview, code.
+
+One definition, used by every list, the table data and the entry pages, so a row in any view
+leads to the same places.
+"""
+
+from __future__ import annotations
+
+from urllib.parse import quote
+
+from masrl.model.records import Entry
+from masrl.render.site.escape import html_attr, html_text, safe_url
+
+# (kind, label, URL from the identifier), in the order a reader wants them.
+IDENTIFIER_LINKS = (
+    ("arxiv", "arXiv", lambda value: f"https://arxiv.org/abs/{quote(value, safe='/.')}"),
+    ("pdf", "PDF", None),  # from the arXiv id
+    ("doi", "DOI", lambda value: f"https://doi.org/{quote(value, safe='/.;()-_')}"),
+    ("openreview", "OpenReview", lambda value: f"https://openreview.net/forum?id={quote(value, safe='-_')}"),
+)
+
+
+def entry_links(entry: Entry) -> dict[str, str]:
+    """{kind: URL} for arxiv, pdf, doi, openreview and code, where known."""
+    links: dict[str, str] = {}
+    arxiv = entry.identifiers.get("arxiv")
+    for kind, _, url_of in IDENTIFIER_LINKS:
+        if kind == "pdf":
+            if arxiv:
+                links["pdf"] = f"https://arxiv.org/pdf/{quote(arxiv, safe='/.')}"
+            continue
+        value = entry.identifiers.get(kind)
+        if value:
+            links[kind] = url_of(value)
+    code = getattr(entry, "code", None)
+    if code and safe_url(code):
+        links["code"] = code
+    return links
+
+
+LABELS = {kind: label for kind, label, _ in IDENTIFIER_LINKS} | {"code": "Code"}
+
+
+def links_html(entry: Entry) -> str:
+    """The links as a compact inline list (raw HTML) for listings; empty when there is none."""
+    items = [
+        f'<a class="masrl-out masrl-out--{kind}" href="{html_attr(url)}" rel="noopener">{html_text(LABELS[kind])}</a>'
+        for kind, url in entry_links(entry).items()
+    ]
+    return f'<span class="masrl-links">{" ".join(items)}</span>' if items else ""
