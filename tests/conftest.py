@@ -2,16 +2,23 @@
 
 from __future__ import annotations
 
+import json
 import os
+import re
 import shutil
 from pathlib import Path
 
 import pytest
+import yaml
 from masrl.model import yamlio
 from masrl.model.project import Project
 from masrl.model.records import ENTRY_SCHEMA_LINE, EXCLUSION_SCHEMA_LINE
+from masrl.model.snapshot import PUBLISHED_SNAPSHOT
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
+
+# The survey's published state, frozen: tests of published numbers read it, not the live corpus.
+PUBLISHED = PUBLISHED_SNAPSHOT
 
 # The real corpus's size, counted from its files: tests derive expected counts from the data.
 REAL_ENTRIES = len(list((REPO_ROOT / "corpus").glob("*.yaml")))
@@ -95,7 +102,7 @@ def write_exclusion(root: Path, data: dict, name: str | None = None) -> Path:
 def mini_project(tmp_path: Path) -> Project:
     """A tiny valid corpus (three entries, one exclusion) with the real taxonomy."""
     shutil.copytree(REPO_ROOT / "taxonomy", tmp_path / "taxonomy")
-    shutil.copytree(REPO_ROOT / "screening", tmp_path / "screening", ignore=shutil.ignore_patterns("queue"))
+    shutil.copytree(REPO_ROOT / "screening", tmp_path / "screening", ignore=shutil.ignore_patterns("queue", "decisions"))
     write_entry(tmp_path, entry_data("alpha2025"))
     write_entry(tmp_path, entry_data("beta2024", title="Beta Routing of Subtasks", year=2024,
                                      credit_units=["message"], credit_mechanism="explicit"))
@@ -106,16 +113,48 @@ def mini_project(tmp_path: Path) -> Project:
     return Project(tmp_path)
 
 
+def _with_evidence(data: dict) -> dict:
+    """A published entry with an evidence line for each sub-decision tag, as validation requires:
+    the live record's line where it has one (the snapshot predates evidence lines)."""
+    tags = data.get("sub_decisions") or []
+    if not tags:
+        return data
+    live_file = REPO_ROOT / "corpus" / f"{data['key']}.yaml"
+    live = yaml.safe_load(live_file.read_text(encoding="utf-8")) if live_file.is_file() else {}
+    known = (live or {}).get("sub_decision_evidence") or {}
+    evidence = {tag: known.get(tag, f"{tag} as tagged in the published survey") for tag in tags}
+    return {**data, "sub_decision_evidence": evidence}
+
+
 @pytest.fixture
 def repo_copy(tmp_path: Path) -> Project:
-    """A copy of this repository's data (corpus, exclusions, taxonomy, README) to modify freely."""
-    for name in ("corpus", "exclusions", "taxonomy", "screening", "snapshots"):
+    """The survey's published corpus as a checkout to modify freely: the records, tags and rounds of
+    the frozen snapshot, with this repository's taxonomy, ledger, README, STATS.md and figures.
+
+    Tests that change the corpus start from the published state, so they do not depend on how the
+    live corpus has grown since (later rounds, corrected tags)."""
+    for name in ("taxonomy", "snapshots", "claims", "figures"):
         if (REPO_ROOT / name).exists():
             shutil.copytree(REPO_ROOT / name, tmp_path / name)
     for name in ("README.md", "STATS.md"):
         if (REPO_ROOT / name).exists():
             shutil.copy(REPO_ROOT / name, tmp_path / name)
-    for name in ("figures", "claims"):
-        if (REPO_ROOT / name).exists():
-            shutil.copytree(REPO_ROOT / name, tmp_path / name)
+    published = json.loads((REPO_ROOT / "snapshots" / f"{PUBLISHED}.json").read_text(encoding="utf-8"))
+    for data in published["entries"]:
+        write_entry(tmp_path, _with_evidence(data))
+    for data in published["exclusions"]:
+        write_exclusion(tmp_path, data)
+    # The rounds file as written, up to the first round after the published one.
+    rounds = (REPO_ROOT / "screening" / "rounds.yaml").read_text(encoding="utf-8")
+    later = [m.start() for m in re.finditer(r"^  - id: ", rounds, re.M)][1:]
+    (tmp_path / "screening").mkdir()
+    (tmp_path / "screening" / "rounds.yaml").write_text(rounds[: later[0]] if later else rounds, encoding="utf-8")
     return Project(tmp_path)
+
+
+@pytest.fixture(scope="session")
+def published_corpus():
+    """The survey as published (the frozen snapshot): the corpus every published number is read from."""
+    from masrl.model.snapshot import load_snapshot
+
+    return load_snapshot(Project(REPO_ROOT), PUBLISHED)

@@ -8,10 +8,10 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-from conftest import REAL_AUDITED, REAL_ENTRIES, REAL_EXCLUSIONS, REPO_ROOT, entry_data, write_entry
+from conftest import PUBLISHED, REAL_AUDITED, REAL_ENTRIES, REAL_EXCLUSIONS, REPO_ROOT, entry_data, write_entry
 from masrl.check.validate import load_corpus
 from masrl.cli import main
-from masrl.derive.claims import LedgerError, evaluate_claims
+from masrl.derive.claims import LedgerError, claims_report, evaluate_claims
 from masrl.model.project import Project
 from masrl.render.claims import render_github, render_markdown, render_text
 
@@ -27,8 +27,9 @@ STOPPER = entry_data(
 
 
 @pytest.fixture(scope="module")
-def real_results():
-    return {r.id: r for r in evaluate_claims(load_corpus(Project(REPO_ROOT)))}
+def real_results(published_corpus):
+    """The ledger on the survey as published (the frozen snapshot): every claim must hold there."""
+    return {r.id: r for r in evaluate_claims(published_corpus, REPO_ROOT / "claims" / "ledger.yaml")}
 
 
 def write_ledger(path: Path, text: str) -> Path:
@@ -60,7 +61,18 @@ def test_central_claims_and_their_entries(real_results):
     assert real_results["agent-is-most-common-credit-unit"].live == "agent"
     assert real_results["agent-is-most-common-credit-unit"].note.startswith("agent 23, role 10")
     assert real_results["hybrid-is-most-common-reward-type"].live == "hybrid"
-    assert real_results["corpus-size"].live == {"retained": REAL_ENTRIES, "excluded": REAL_EXCLUSIONS, "audited": REAL_AUDITED}
+    assert real_results["corpus-size"].live == {"retained": 84, "excluded": 32, "audited": 116}
+
+
+def test_the_live_corpus_reports_changed_claims_with_their_causes():
+    report = claims_report(load_corpus(Project(REPO_ROOT)))
+    assert report.snapshot == PUBLISHED and all(c.frozen.holds for c in report.comparisons)
+    size = next(c for c in report.comparisons if c.id == "corpus-size")
+    expected = {"retained": REAL_ENTRIES, "excluded": REAL_EXCLUSIONS, "audited": REAL_AUDITED}
+    assert size.live.live == expected
+    assert (size.status == "holds") == (expected == {"retained": 84, "excluded": 32, "audited": 116})
+    for changed in report.changed:
+        assert changed.causes, changed.id  # every changed claim names the records that changed it
 
 
 def test_the_stopping_claim_names_puppeteer_in_its_boundary(real_results):
@@ -227,8 +239,8 @@ def test_cli_reports_an_invalid_ledger(mini_project):
 
 
 @pytest.mark.parametrize("fmt", ["text", "markdown", "json", "github"])
-def test_cli_formats_on_the_real_corpus(fmt):
-    result = CliRunner().invoke(main, ["claims", "--root", str(REPO_ROOT), "--format", fmt])
+def test_cli_formats_on_the_published_corpus(fmt, repo_copy):
+    result = CliRunner().invoke(main, ["claims", "--root", str(repo_copy.root), "--format", fmt])
     assert result.exit_code == 0, result.output
     if fmt == "json":
         data = json.loads(result.output)
@@ -241,11 +253,11 @@ def test_cli_formats_on_the_real_corpus(fmt):
         assert "message-credit-is-rare" in result.output and "c3, debate-as-reward" in result.output
 
 
-def test_renderings_show_live_beside_expected(real_results):
+def test_renderings_show_live_beside_expected(real_results, published_corpus):
     results = list(real_results.values())
     text = render_text(results)
     assert "expected: count 2, of_which 1 | live: count 2, of_which 1" in text
     markdown = render_markdown(results)
     assert "| `no-rl-stopping` | true | true | holds |" in markdown
     assert "- Boundary: " in markdown
-    assert render_github(results, load_corpus(Project(REPO_ROOT))).strip().startswith("claims: all")
+    assert render_github(results, published_corpus).strip().startswith("claims: all")

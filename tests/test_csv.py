@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import csv
 import io
+import shutil
 from pathlib import Path
 
 from click.testing import CliRunner
@@ -51,6 +52,9 @@ def test_exclusions_export_has_the_artifact_header():
 
 
 def test_export_import_export_is_byte_identical(tmp_path):
+    # A new project importing the corpus needs the rounds its records name.
+    (tmp_path / "copy" / "screening").mkdir(parents=True)
+    shutil.copy(REPO_ROOT / "screening" / "rounds.yaml", tmp_path / "copy" / "screening" / "rounds.yaml")
     for kind in ("papers", "exclusions"):
         first = export(REPO_ROOT, kind)
         source = tmp_path / f"{kind}.csv"

@@ -70,7 +70,8 @@ def test_coverage_counts_only_rl_trained_entries(mini_project):
     assert "O5" in gaps.sub_decisions_uncovered  # a partly trained entry does not cover O5
 
 
-def test_real_corpus_gaps(real_gaps):
+def test_published_gaps(published_corpus):
+    real_gaps = find_gaps(published_corpus)
     assert real_gaps.sub_decisions_covered == ["O1", "O2", "O3", "O4"]
     assert real_gaps.sub_decisions_uncovered == ["O5"]
     assert real_gaps.unused_values == {"reward_families": ("R5",), "credit_units": ("token", "tool", "team")}
@@ -105,3 +106,16 @@ def test_cli(mini_project):
     result = runner.invoke(main, ["gaps", "--root", str(mini_project.root)])
     assert result.exit_code == 0 and "## Empty and sparse cells" in result.output
     assert runner.invoke(main, ["gaps", "--root", str(mini_project.root), "--sparse", "-1"]).exit_code == 2
+
+
+def test_live_gaps_name_what_closed_since_the_snapshot(real_gaps, published_corpus):
+    frozen = find_gaps(published_corpus)
+    text = gaps_markdown(real_gaps, baseline=frozen, baseline_name="survey-2026-05")
+    assert "shows its snapshot count in brackets" in text
+    if real_gaps.sub_decisions_covered != frozen.sub_decisions_covered:
+        assert "| Snapshot | Change |" in text
+    closed_lines = [line for line in text.splitlines() if line.startswith("- Closed since snapshot")]
+    for name, found in real_gaps.crosstabs.items():
+        closed = {(c.row, c.column) for c in frozen.crosstabs[name].empty} - {(c.row, c.column) for c in found.empty}
+        for row, column in closed:
+            assert any(f"`{row}` × `{column}`" in line for line in closed_lines), (name, row, column)

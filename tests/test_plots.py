@@ -78,8 +78,8 @@ def test_heatmaps_mark_every_empty_cell(mini_project):
     assert len(outlined) == 2  # two sparse cells of one entry each
 
 
-def test_screening_flow_numbers(real_corpus):
-    data = screening_flow_data(real_corpus)
+def test_screening_flow_numbers(published_corpus):
+    data = screening_flow_data(published_corpus)
     assert data["audited"] == 116 and data["retained"] == 84
     assert [(s["stage"], s["excluded"], s["remaining"]) for s in data["stages"]] == [
         ("abstract_screen", 16, 100), ("full_text_screen", 9, 91), ("artifact_screen", 6, 85), ("duplicate_screen", 1, 84),

@@ -11,14 +11,20 @@ def messages(project):
     return [p.as_text() for p in validate_project(project).errors]
 
 
-def test_published_records_belong_to_the_survey_round():
+def test_published_records_belong_to_the_survey_round(published_corpus):
+    assert {e.round for e in published_corpus.entries} == {"survey-2026-05"}
+    assert {e.added for e in published_corpus.entries} == {"2026-05-04"}
+    assert {x.round for x in published_corpus.exclusions} == {"survey-2026-05"}
+
+
+def test_every_live_record_belongs_to_a_known_round_on_or_after_its_search():
     from masrl.model.project import Project
 
+    rounds = {r.id: r for r in load_rounds(Project(REPO_ROOT))}
+    assert next(iter(rounds)) == "survey-2026-05"  # the published round comes first
     corpus = load_corpus(Project(REPO_ROOT))
-    assert {e.round for e in corpus.entries} == {"survey-2026-05"}
-    assert {e.added for e in corpus.entries} == {"2026-05-04"}
-    assert {x.round for x in corpus.exclusions} == {"survey-2026-05"}
-    assert [r.id for r in load_rounds(Project(REPO_ROOT))] == ["survey-2026-05"]
+    for record in [*corpus.entries, *corpus.exclusions]:
+        assert record.round in rounds
 
 
 def test_a_record_without_dates_is_reported(mini_project):
@@ -33,7 +39,8 @@ def test_an_unknown_round_names_file_line_and_known_rounds(mini_project):
     errors = messages(mini_project)
     assert len(errors) == 1
     assert errors[0].startswith("exclusions/E002.yaml:12: error: unknown screening round '2099-01'")
-    assert "known rounds: survey-2026-05" in errors[0]
+    known = ", ".join(sorted(r.id for r in load_rounds(mini_project)))
+    assert f"known rounds: {known}" in errors[0]
 
 
 def test_a_broken_rounds_file_is_reported_with_its_line(mini_project):

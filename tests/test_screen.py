@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
+from conftest import REAL_EXCLUSIONS
 from masrl.cli import main
 from masrl.errors import InputError, ProblemsError, UsageError
 from masrl.model import yamlio
@@ -85,7 +86,7 @@ def test_exclude_writes_the_exclusion_record(screening):
     result = decide(screening, "2606.00004", "exclude", "bob", reason_code="out_of_scope",
                     rationale="Image segmentation with no language agents.")
     data = yamlio.load_file(result.written)
-    assert result.written.name == "E033.yaml"
+    assert result.written.name == f"E{REAL_EXCLUSIONS + 1:03d}.yaml"  # the next free record id
     assert (data["reason_code"], data["stage"], data["round"], data["screened_by"]) == ("out_of_scope", "abstract_screen", "2026-11", "bob")
     assert data["identifier"] == "arXiv:2606.00004" and data["query_family"] == "benchmark"
     assert "2606.00004" not in {r.id for r in read_queue(screening)}

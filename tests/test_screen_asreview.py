@@ -12,6 +12,7 @@ from contextlib import redirect_stdout
 from pathlib import Path
 
 import pytest
+from conftest import REAL_AUDITED, REAL_EXCLUSIONS
 from masrl.errors import InputError
 from masrl.model.project import Project
 from masrl.screening.asreview_io import export_csv, import_project
@@ -82,7 +83,7 @@ def test_round_trip_through_asreview_lab(screening, tmp_path):
 
     report = import_project(screening, project_file, screener="lab-team", round_id="2026-11")
     assert sorted(line.split(":")[0] for line in report.applied) == sorted(labels)
-    assert len(report.agreed) == 84 + 32 and report.clean, report
+    assert len(report.agreed) == REAL_AUDITED and report.clean, report
     decisions = {d.record: d for d in read_decisions(screening)}
     assert set(decisions) == set(labels) and {d.screener for d in decisions.values()} == {"lab-team"}
     assert decisions["2606.00006"].reason_code == "no_rl_component"
@@ -92,10 +93,10 @@ def test_round_trip_through_asreview_lab(screening, tmp_path):
     changed = {k for k in before.keys() & after.keys() if before[k] != after[k]}
     assert changed == set()  # no existing record was touched
     new = sorted(after.keys() - before.keys())
-    assert new == ["corpus/okafor2026.yaml", "exclusions/E033.yaml", "exclusions/E034.yaml", "screening/decisions/2026-11.yaml"]
+    assert new == ["corpus/okafor2026.yaml", f"exclusions/E{REAL_EXCLUSIONS + 1:03d}.yaml", f"exclusions/E{REAL_EXCLUSIONS + 2:03d}.yaml", "screening/decisions/2026-11.yaml"]
 
     again = import_project(screening, project_file, screener="lab-team", round_id="2026-11")
-    assert again.applied == [] and len(again.agreed) == 84 + 32 + 3  # a second import adds nothing
+    assert again.applied == [] and len(again.agreed) == REAL_AUDITED + 3  # a second import adds nothing
 
 
 def test_contradiction_and_unmatched_rows_are_listed_not_written(screening, tmp_path):

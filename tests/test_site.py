@@ -26,6 +26,7 @@ from urllib.parse import unquote, urlsplit
 
 import markdown
 import pytest
+import yaml
 from click.testing import CliRunner
 from conftest import REPO_ROOT, entry_data, exclusion_data, write_entry, write_exclusion
 from hypothesis import given, settings
@@ -41,7 +42,11 @@ from masrl.render.site.escape import external_link, front_matter_title, html_tex
 
 pytestmark = pytest.mark.xdist_group("site")
 
-MESSAGE_LEVEL_KEYS = {"c3", "debate-as-reward"}
+# The entries whose credit is assigned per message, read from the live corpus (it grows by rounds).
+MESSAGE_LEVEL_KEYS = {
+    path.stem for path in (REPO_ROOT / "corpus").glob("*.yaml")
+    if "message" in (yaml.safe_load(path.read_text(encoding="utf-8")).get("credit_units") or [])
+}
 # Figure renders are cached by content hash; keep the tests' cache inside the checkout's build/.
 os.environ.setdefault("MASRL_RENDER_CACHE", str(REPO_ROOT / "build" / ".render-cache"))
 

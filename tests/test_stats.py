@@ -162,8 +162,8 @@ def test_real_corpus_headline(real_stats):
     ("credit_units", {"agent": 23, "role": 10, "orchestrator": 8, "turn": 5, "message": 2, "token": 0, "tool": 0,
                       "team": 0, NOT_APPLICABLE: 36}),
 ])
-def test_real_corpus_published_axis_counts(real_stats, field_name, expected):
-    assert counts(real_stats, field_name) == expected
+def test_published_axis_counts(published_corpus, field_name, expected):
+    assert counts(compute_stats(published_corpus), field_name) == expected
 
 
 def test_real_corpus_counts_add_up(real_stats):

@@ -410,8 +410,28 @@
     area.remove();
   }
 
+  // A table wider than the page scrolls inside material's wrapper; keyboard users can only scroll
+  // it if the wrapper takes focus (WCAG 2.1.1), so a wrapper that overflows joins the tab order.
+  function focusableScrollRegions() {
+    document.querySelectorAll(".md-typeset__scrollwrap").forEach(function (wrap) {
+      var scrolls = wrap.scrollWidth > wrap.clientWidth + 1;
+      if (scrolls && !wrap.hasAttribute("tabindex")) {
+        wrap.setAttribute("tabindex", "0");
+        wrap.setAttribute("role", "region");
+        wrap.setAttribute("aria-label", "Table (scrolls sideways)");
+      } else if (!scrolls && wrap.getAttribute("tabindex") === "0") {
+        wrap.removeAttribute("tabindex");
+        wrap.removeAttribute("role");
+        wrap.removeAttribute("aria-label");
+      }
+    });
+  }
+
+  window.addEventListener("resize", focusableScrollRegions);
+
   function init() {
     bindCopyButtons();
+    focusableScrollRegions();
     var app = document.getElementById("masrl-table-app");
     if (!app || app.dataset.bound) return;
     app.dataset.bound = "true";

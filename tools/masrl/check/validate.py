@@ -349,7 +349,7 @@ class _RecordChecker:
                 if isinstance(tag, str) and tag != PLACEHOLDER and tag not in given:
                     self.add((EVIDENCE_OF[spec.name], index), f"'{tag}' has no evidence line in {spec.name}",
                              f"add `{tag}: <which part of the method learns or fixes it>` under {spec.name}",
-                             "evidence-missing", "warning")
+                             "evidence-missing")
 
     def _check_corrections(self, spec, value):
         """Each correction names a tag field, its published value and the reason it changed."""

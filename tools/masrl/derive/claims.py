@@ -46,6 +46,7 @@ from masrl.errors import ProblemsError
 from masrl.model import yamlio
 from masrl.model.project import Corpus
 from masrl.model.records import Entry
+from masrl.model.snapshot import PUBLISHED_SNAPSHOT, published_snapshot
 from masrl.model.taxonomy import Condition
 
 LEDGER_PATH = Path("claims") / "ledger.yaml"
@@ -512,7 +513,7 @@ def named_keys(keys: tuple[str, ...], limit: int | None = MAX_NAMED) -> str:
 # may stop holding as the field moves; it is then reported as changed, with the records and
 # rounds that changed it).
 
-DEFAULT_SNAPSHOT = "survey-2026-05"
+DEFAULT_SNAPSHOT = PUBLISHED_SNAPSHOT
 
 
 @dataclass(frozen=True)
@@ -626,8 +627,5 @@ def compare_claims(live: Corpus, frozen: Corpus | None, snapshot: str | None,
 
 def claims_report(live: Corpus, ledger_path: Path | None = None, snapshot: str = DEFAULT_SNAPSHOT) -> ClaimsReport:
     """compare_claims against the named snapshot when the project has it; live only otherwise."""
-    from masrl.model.snapshot import load_snapshot, snapshot_path
-
-    if not snapshot_path(live.project, snapshot).is_file():
-        return compare_claims(live, None, None, ledger_path)
-    return compare_claims(live, load_snapshot(live.project, snapshot), snapshot, ledger_path)
+    frozen = published_snapshot(live.project, snapshot)
+    return compare_claims(live, frozen, snapshot if frozen is not None else None, ledger_path)

@@ -23,6 +23,8 @@ from masrl.model.records import entry_from_data, exclusion_from_data
 from masrl.model.taxonomy import load_taxonomy
 
 SNAPSHOT_DIR = Path("snapshots")
+# The survey as published: the snapshot every live report is compared with.
+PUBLISHED_SNAPSHOT = "survey-2026-05"
 FORMAT = "masrl-snapshot/1"
 NAME_PATTERN = re.compile(r"^[a-z0-9][a-z0-9.-]{0,63}$")
 # Every vocabulary file of the registry (and rules.yaml) is frozen with the records.
@@ -106,3 +108,8 @@ def load_snapshot(project: Project, name: str) -> Corpus:
     except (KeyError, TypeError, AttributeError, ValueError) as exc:
         raise InputError(f"the snapshot is incomplete ({exc})", path=rel, hint="restore it from git") from exc
     return Corpus(project, taxonomy, entries, exclusions)
+
+
+def published_snapshot(project: Project, name: str = PUBLISHED_SNAPSHOT) -> Corpus | None:
+    """The snapshot live reports stand beside, or None in a project that has not frozen it."""
+    return load_snapshot(project, name) if snapshot_path(project, name).is_file() else None

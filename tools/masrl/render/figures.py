@@ -20,6 +20,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 import matplotlib
+import matplotlib.lines
 import matplotlib.ticker
 import numpy as np
 from matplotlib.figure import Figure
@@ -35,6 +36,7 @@ from masrl.derive.stats import (
     field_labels,
 )
 from masrl.model.project import Corpus
+from masrl.model.snapshot import PUBLISHED_SNAPSHOT, published_snapshot, snapshot_path
 
 FIGURE_DIR = "figures"
 FORMATS = ("svg", "png")
@@ -99,7 +101,8 @@ HEATMAPS = (
 FIGURES: list[tuple[str, str, str]] = [
     ("axis-counts", "Entries per value of each axis",
      "Number of retained entries holding each value of nine tagged axes, in taxonomy order; grey bars "
-     "count entries for which the axis is not applicable. Multi-valued axes count an entry once per value."),
+     "count entries for which the axis is not applicable, and a black tick marks the count on the "
+     "published snapshot. Multi-valued axes count an entry once per value."),
     ("heatmap-reward-type-credit-unit", "Reward type × credit-bearing unit",
      "Entries holding each pair of reward type and credit unit. Hatched cells with a dot are empty; "
      "outlined cells are sparse (1 or 2 entries)."),
@@ -188,6 +191,8 @@ class FigureCache:
             digest.update(path.name.encode() + b"\0" + path.read_bytes())
         digest.update(Path(__file__).read_bytes())
         digest.update(matplotlib.__version__.encode())
+        snapshot = snapshot_path(corpus.project, PUBLISHED_SNAPSHOT)
+        digest.update(snapshot.read_bytes() if snapshot.is_file() else b"no snapshot")
         base = Path(root) if root else Path.home() / ".cache" / "masrl"
         return cls(base / "figures" / digest.hexdigest()[:32])
 
@@ -251,6 +256,8 @@ def draw_axis_counts(corpus: Corpus) -> Figure:
     figure = _new_figure(11.0, 10.0)
     panels = figure.subplots(3, 3)
     frames = {name: axis_counts(corpus, name) for name in OVERVIEW_FIELDS}
+    frozen = published_snapshot(corpus.project)
+    frozen_frames = {name: axis_counts(frozen, name) for name in OVERVIEW_FIELDS} if frozen is not None else {}
     most_rows = max(len(frame) for frame in frames.values())
     for ax, field_name in zip(panels.flat, OVERVIEW_FIELDS, strict=True):
         frame = frames[field_name]
@@ -263,15 +270,25 @@ def draw_axis_counts(corpus: Corpus) -> Figure:
         ax.set_ylim(most_rows - 0.5, -0.5)  # the same bar thickness in every panel, top-aligned
         ax.spines["left"].set_bounds(len(names) - 0.5, -0.5)  # the axis line ends with the last bar
         ax.set_title(_panel_title(corpus, field_name), loc="left")
-        limit = max(int(counts.max()), 1)
+        old = frozen_frames.get(field_name)
+        old_counts = [int(old.loc[v, "count"]) if old is not None and v in old.index else 0 for v in frame.index]
+        limit = max(int(counts.max()), *old_counts, 1)
         ax.set_xlim(0, limit * 1.18)
-        for y, count in zip(positions, counts, strict=True):
-            ax.text(count + limit * 0.02, y, str(int(count)), va="center", fontsize=8)
+        if old is not None:
+            # The published count as a black tick across the bar: growth shows as bar beyond the tick.
+            ax.scatter(old_counts, positions, marker="|", s=140, color=OKABE_ITO[7], linewidths=1.6, zorder=3)
+        for y, count, before in zip(positions, counts, old_counts, strict=True):
+            ax.text(max(count, before) + limit * 0.02, y, str(int(count)), va="center", fontsize=8)
         ax.tick_params(axis="y", length=0)
         # Every bar carries its count, so the x axis would only repeat it.
         ax.xaxis.set_visible(False)
         ax.spines["bottom"].set_visible(False)
     figure.suptitle("Retained entries per value of each axis", fontsize=12, fontweight="bold")
+    if frozen_frames:
+        marker = matplotlib.lines.Line2D([], [], color=OKABE_ITO[7], marker="|", linestyle="none", markersize=12,
+                                         markeredgewidth=1.6)
+        figure.legend([Patch(color=OKABE_ITO[0]), marker], ["live corpus", f"snapshot {PUBLISHED_SNAPSHOT}"],
+                      loc="upper right", frameon=False, ncols=2, fontsize=9)
     return figure
 
 

@@ -14,7 +14,7 @@ from masrl.derive.gaps import (
     Gaps,
     cell_class,
 )
-from masrl.render.stats import crosstab_markdown, markdown_table
+from masrl.render.stats import change, crosstab_markdown, markdown_table
 
 EMPTY_MARK = "—"
 
@@ -37,37 +37,76 @@ def _keys(keys) -> str:
     return ", ".join(f"`{k}`" for k in keys) if keys else "none"
 
 
-def gaps_markdown(gaps: Gaps, heading_level: int = 2) -> str:
-    """All gap findings as Markdown, cross-tabs highlighted, every sparse cell with its entries."""
+def gaps_markdown(gaps: Gaps, heading_level: int = 2, baseline: Gaps | None = None,
+                  baseline_name: str | None = None) -> str:
+    """All gap findings as Markdown, cross-tabs highlighted, every sparse cell with its entries.
+    With ``baseline`` (the gaps of a frozen snapshot) each table says which gaps closed or opened."""
     h = "#" * heading_level
     sparse = gaps.sparse_threshold
     parts = [f"{h} Empty and sparse cells", "", legend(sparse), ""]
-    for found in gaps.crosstabs.values():
+    if baseline is not None:
+        parts += [f"A cell that moved since the frozen snapshot `{baseline_name}` shows its snapshot count "
+                  "in brackets.", ""]
+    for name, found in gaps.crosstabs.items():
+        frozen = baseline.crosstabs.get(name) if baseline is not None else None
         title = f"{gaps.labels[found.row_field]} × {gaps.labels[found.column_field]}"
         parts += [f"{h}# {title}", ""]
-        parts += [crosstab_markdown(found.table, lambda count: format_cell(count, sparse)), ""]
+        table = crosstab_markdown(found.table, lambda count: format_cell(count, sparse),
+                                  baseline=frozen.table if frozen is not None else None)
+        parts += [table, ""]
         parts += [f"{len(found.empty)} empty and {len(found.sparse)} sparse of {found.table.size} cells."]
         parts += [f"- `{c.row}` × `{c.column}` ({c.count}): {_keys(c.entries)}" for c in found.sparse]
+        if frozen is not None:
+            parts += _moved_gaps(found, frozen, baseline_name)
         parts += [""]
     parts += [f"{h} Values no retained entry holds", ""]
     for name, values in gaps.unused_values.items():
-        parts += [f"- {gaps.labels[name]} (`{name}`): {_keys(values)}"]
+        line = f"- {gaps.labels[name]} (`{name}`): {_keys(values)}"
+        if baseline is not None:
+            filled = [v for v in baseline.unused_values.get(name, ()) if v not in values]
+            line += f" (since the snapshot, now held: {_keys(filled)})" if filled else ""
+        parts += [line]
     parts += ["", f"{h} Sub-decision coverage of RL-trained entries", ""]
-    parts += [_coverage_table(gaps.sub_decision_coverage, "RL-trained entries"), ""]
+    frozen_coverage = baseline.sub_decision_coverage if baseline is not None else None
+    parts += [_coverage_table(gaps.sub_decision_coverage, "RL-trained entries", frozen_coverage), ""]
     parts += [
         f"Covered by at least one RL-trained entry: {_keys(gaps.sub_decisions_covered)}. "
         f"Not covered: {_keys(gaps.sub_decisions_uncovered)}.",
         "",
     ]
     parts += [f"{h} Benchmark coverage of evaluation measures", ""]
-    parts += [_coverage_table(gaps.benchmark_measures, "Benchmarks"), ""]
+    frozen_measures = baseline.benchmark_measures if baseline is not None else None
+    parts += [_coverage_table(gaps.benchmark_measures, "Benchmarks", frozen_measures), ""]
     parts += [f"Measures no benchmark covers: {_keys(gaps.measures_uncovered)}."]
     return "\n".join(parts).rstrip() + "\n"
 
 
-def _coverage_table(coverage: tuple[Coverage, ...], noun: str) -> str:
-    rows = [[f"`{c.value}`", c.label, format_cell(c.count, 0), _keys(c.entries)] for c in coverage]
-    return markdown_table(["Value", "Label", noun, "Entries"], rows, "llrl")
+def _moved_gaps(found: CrosstabGaps, frozen: CrosstabGaps, name: str | None) -> list[str]:
+    """The gaps this cross-tab closed or opened since the snapshot, one line each way."""
+    was_empty = {(c.row, c.column) for c in frozen.empty}
+    now_empty = {(c.row, c.column) for c in found.empty}
+
+    def cells(pairs) -> str:
+        return ", ".join(f"`{row}` × `{column}`" for row, column in sorted(pairs))
+
+    lines = []
+    if was_empty - now_empty:
+        lines.append(f"- Closed since snapshot `{name}` (empty then): {cells(was_empty - now_empty)}")
+    if now_empty - was_empty:
+        lines.append(f"- Opened since snapshot `{name}` (held then): {cells(now_empty - was_empty)}")
+    return lines
+
+
+def _coverage_table(coverage: tuple[Coverage, ...], noun: str, baseline: tuple[Coverage, ...] | None = None) -> str:
+    frozen = {c.value: c.count for c in baseline} if baseline is not None else None
+    headers = ["Value", "Label", noun] + (["Snapshot", "Change"] if frozen is not None else []) + ["Entries"]
+    rows = []
+    for c in coverage:
+        row = [f"`{c.value}`", c.label, format_cell(c.count, 0)]
+        if frozen is not None:
+            row += [frozen.get(c.value, "-"), change(c.count, frozen.get(c.value))]
+        rows.append(row + [_keys(c.entries)])
+    return markdown_table(headers, rows, "ll" + "r" * (len(headers) - 3) + "l")
 
 
 def gaps_data(gaps: Gaps) -> dict:

@@ -25,47 +25,100 @@ def _share(count: int, total: int) -> str:
     return f"{100 * count / total:.0f}%" if total else "-"
 
 
-def counts_markdown(frame: pd.DataFrame, total: int | None = None, noun: str = "Entries") -> str:
-    """An axis-count table; with ``total`` a share-of-entries column is added."""
+def change(live: int, frozen: int | None) -> str:
+    """Live minus snapshot as a signed figure; "new" for a value the snapshot's vocabulary lacked."""
+    if frozen is None:
+        return "new"
+    return f"{live - frozen:+d}" if live != frozen else "0"
+
+
+def _frozen_count(frame: pd.DataFrame | None, value: str) -> int | None:
+    return int(frame.loc[value, "count"]) if frame is not None and value in frame.index else None
+
+
+def counts_markdown(frame: pd.DataFrame, total: int | None = None, noun: str = "Entries",
+                    baseline: pd.DataFrame | None = None) -> str:
+    """An axis-count table; with ``total`` a share-of-entries column is added, with ``baseline``
+    (the same table on the snapshot) a Snapshot and a Change column."""
     headers = ["Value", "Label", noun] + (["Share"] if total is not None else [])
+    headers += ["Snapshot", "Change"] if baseline is not None else []
     rows = []
     for value, row in frame.iterrows():
-        cells = [f"`{value}`" if value != NOT_APPLICABLE else f"_{NOT_APPLICABLE}_", row["label"], int(row["count"])]
+        count = int(row["count"])
+        cells = [f"`{value}`" if value != NOT_APPLICABLE else f"_{NOT_APPLICABLE}_", row["label"], count]
         if total is not None:
-            cells.append(_share(int(row["count"]), total))
+            cells.append(_share(count, total))
+        if baseline is not None:
+            frozen = _frozen_count(baseline, value)
+            cells += ["-" if frozen is None else frozen, change(count, frozen)]
         rows.append(cells)
-    return markdown_table(headers, rows, "llr" + ("r" if total is not None else ""))
+    return markdown_table(headers, rows, "l" + "l" + "r" * (len(headers) - 2))
 
 
-def crosstab_markdown(table: pd.DataFrame, format_cell=None) -> str:
-    """A cross-tab as a Markdown table; ``format_cell(count)`` may decorate the cells."""
+def crosstab_markdown(table: pd.DataFrame, format_cell=None, baseline: pd.DataFrame | None = None) -> str:
+    """A cross-tab as a Markdown table; ``format_cell(count)`` may decorate the cells. With
+    ``baseline`` (the same cross-tab on the snapshot) a cell that moved shows its snapshot count
+    in brackets."""
     format_cell = format_cell or str
+
+    def cell(row: str, column: str, count: int) -> str:
+        shown = format_cell(count)
+        if baseline is None:
+            return shown
+        frozen = int(baseline.loc[row, column]) if row in baseline.index and column in baseline.columns else None
+        return shown if frozen == count else f"{shown} ({'-' if frozen is None else frozen})"
+
     headers = [f"{table.index.name} \\ {table.columns.name}", *[f"`{c}`" for c in table.columns]]
-    rows = [[f"`{row}`", *[format_cell(int(v)) for v in table.loc[row]]] for row in table.index]
+    rows = [[f"`{row}`", *[cell(row, column, int(table.loc[row, column])) for column in table.columns]]
+            for row in table.index]
     return markdown_table(headers, rows)
 
 
-def stats_markdown(stats: Stats, heading_level: int = 2) -> str:
-    """All statistics as Markdown: headline, per-axis counts, cross-tabs, exclusions."""
+def snapshot_note(name: str) -> str:
+    return (f"Snapshot: the same count on the frozen snapshot `{name}` (the survey as published); "
+            "Change: live minus snapshot. A cross-tab cell that moved shows its snapshot count in brackets.")
+
+
+def stats_markdown(stats: Stats, heading_level: int = 2, baseline: Stats | None = None,
+                   baseline_name: str | None = None) -> str:
+    """All statistics as Markdown: headline, per-axis counts, cross-tabs, exclusions. With
+    ``baseline`` (the statistics of a frozen snapshot) every count stands beside its snapshot count."""
     h = "#" * heading_level
+    compared = baseline is not None
+
+    def of(frames: dict[str, pd.DataFrame] | None, name: str) -> pd.DataFrame | None:
+        return frames.get(name, pd.DataFrame(columns=["label", "count"])) if frames is not None else None
+
     headline = [[row["label"], int(row["count"])] for _, row in stats.headline.iterrows()]
-    parts = [f"{h} Headline", "", markdown_table(["Records", "Count"], headline), ""]
+    headers = ["Records", "Count"]
+    if compared:
+        headers += ["Snapshot", "Change"]
+        headline = [[label, count, frozen, change(count, frozen)] for (label, count), frozen
+                    in zip(headline, (int(c) for c in baseline.headline["count"]), strict=True)]
+    parts = [f"{h} Headline", ""]
+    parts += [snapshot_note(baseline_name or "snapshot"), ""] if compared else []
+    parts += [markdown_table(headers, headline), ""]
     parts += [f"{h} Counts per axis", ""]
     parts += [
         "Shares are of the retained entries. A multi-valued field counts an entry once per value, "
         "so its shares can add up to more than 100%.",
         "",
     ]
+    frozen_axes = baseline.axis_counts if compared else None
     for name, frame in stats.axis_counts.items():
-        parts += [f"{h}# {stats.labels[name]} (`{name}`)", "", counts_markdown(frame, stats.entries), ""]
+        table = counts_markdown(frame, stats.entries, baseline=of(frozen_axes, name))
+        parts += [f"{h}# {stats.labels[name]} (`{name}`)", "", table, ""]
     parts += [f"{h} Cross-tabulations", ""]
     parts += ["Each cell counts the entries holding both values; entries without a value on either axis are left out.", ""]
     for name, table in stats.crosstabs.items():
+        frozen = baseline.crosstabs.get(name) if compared else None
         parts += [f"{h}# {stats.labels[table.index.name]} × {stats.labels[table.columns.name]}", ""]
-        parts += [crosstab_markdown(table), ""]
+        parts += [crosstab_markdown(table, baseline=frozen), ""]
     parts += [f"{h} Screening log (excluded records)", ""]
+    frozen_exclusions = baseline.exclusion_counts if compared else None
     for name, frame in stats.exclusion_counts.items():
-        parts += [f"{h}# {stats.labels[name]} (`{name}`)", "", counts_markdown(frame, noun="Records"), ""]
+        table = counts_markdown(frame, noun="Records", baseline=of(frozen_exclusions, name))
+        parts += [f"{h}# {stats.labels[name]} (`{name}`)", "", table, ""]
     return "\n".join(parts).rstrip() + "\n"
 
 

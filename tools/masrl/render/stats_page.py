@@ -10,6 +10,7 @@ from masrl.derive.claims import LEDGER_PATH, claims_report, ledger_path_of
 from masrl.derive.gaps import find_gaps
 from masrl.derive.stats import compute_stats
 from masrl.model.project import Corpus
+from masrl.model.snapshot import PUBLISHED_SNAPSHOT, published_snapshot
 from masrl.render.claims import render_markdown
 from masrl.render.figures import FIGURE_DIR, FIGURES
 from masrl.render.gaps import gaps_markdown
@@ -21,6 +22,9 @@ STATS_FILE = "STATS.md"
 def stats_snapshot(corpus: Corpus) -> str:
     """The text of STATS.md."""
     stats = compute_stats(corpus)
+    frozen = published_snapshot(corpus.project)
+    frozen_stats = compute_stats(frozen) if frozen is not None else None
+    frozen_gaps = find_gaps(frozen) if frozen is not None else None
     headline = stats.headline["count"]
     parts = [
         "# Corpus statistics",
@@ -41,8 +45,8 @@ def stats_snapshot(corpus: Corpus) -> str:
         "",
     ]
     parts += _claims_section(corpus)
-    parts += ["## Gaps", "", gaps_markdown(find_gaps(corpus), heading_level=3)]
-    parts += ["## Statistics", "", stats_markdown(stats, heading_level=3)]
+    parts += ["## Gaps", "", gaps_markdown(find_gaps(corpus), 3, frozen_gaps, PUBLISHED_SNAPSHOT)]
+    parts += ["## Statistics", "", stats_markdown(stats, 3, frozen_stats, PUBLISHED_SNAPSHOT)]
     parts += ["## Figures", ""]
     for name, title, caption in FIGURES:
         parts += [f"### {title}", "", f"![{title}]({FIGURE_DIR}/{name}.svg)", "", caption, ""]

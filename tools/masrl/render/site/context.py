@@ -81,6 +81,17 @@ class SiteContext:
         return self.corpus.taxonomy
 
     @cached_property
+    def snapshot(self) -> Corpus | None:
+        """The published snapshot the live numbers stand beside (None in a project without one)."""
+        from masrl.model.snapshot import published_snapshot
+
+        return published_snapshot(self.corpus.project)
+
+    @cached_property
+    def snapshot_stats(self) -> corpus_stats.Stats | None:
+        return corpus_stats.compute_stats(self.snapshot) if self.snapshot is not None else None
+
+    @cached_property
     def fields(self) -> dict[str, corpus_stats.Field]:
         return corpus_stats.countable_fields(self.taxonomy)
 

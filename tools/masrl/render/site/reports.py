@@ -8,10 +8,12 @@ import pandas as pd
 
 from masrl.derive import gaps as corpus_gaps
 from masrl.derive.stats import NOT_APPLICABLE
+from masrl.model.snapshot import PUBLISHED_SNAPSHOT
 from masrl.render import figures as plots
 from masrl.render.site.context import SiteContext, browse_page, html_href, value_anchor
 from masrl.render.site.escape import anchor_id, external_link, html_attr, html_text, md_text
 from masrl.render.site.markdown import compact_tables, figure, table
+from masrl.render.stats import change
 
 STATISTICS_PAGE = "statistics.md"
 GAPS_PAGE = "gaps.md"
@@ -64,8 +66,13 @@ def table_filter_url(page: str, filters: dict[str, str]) -> str:
 
 def statistics_markdown(ctx: SiteContext) -> str:
     page = STATISTICS_PAGE
-    stats = ctx.stats
+    stats, frozen = ctx.stats, ctx.snapshot_stats
     headline = [[md_text(row["label"]), str(int(row["count"]))] for _, row in stats.headline.iterrows()]
+    headers = ["Records", "Count"]
+    if frozen is not None:
+        headers += [f"Snapshot {md_text(PUBLISHED_SNAPSHOT)}", "Change"]
+        headline = [row + [str(int(old)), change(int(row[1]), int(old))]
+                    for row, old in zip(headline, frozen.headline["count"], strict=True)]
     parts = [
         "# Statistics",
         "",
@@ -73,8 +80,10 @@ def statistics_markdown(ctx: SiteContext) -> str:
          "time (the same tables as `masrl stats` and STATS.md). Every taxonomy value is listed; a zero "
          "is a gap and is marked. A multi-valued axis counts an entry once per value."),
         "",
-        table(["Records", "Count"], headline, "lr"),
+        table(headers, headline, "l" + "r" * (len(headers) - 1)),
         "",
+        *([f"Beside each live count stands its count on the frozen snapshot `{md_text(PUBLISHED_SNAPSHOT)}`, "
+           "the survey as published.", ""] if frozen is not None else []),
         "## Figures",
         "",
     ]
@@ -107,9 +116,15 @@ def _counts_table(ctx: SiteContext, page: str, name: str, frame: pd.DataFrame) -
         if value == NOT_APPLICABLE:
             label = f"<em>{label}</em>"
         shown = f'<span class="masrl-count-gap">{count}</span>' if count == 0 and value != NOT_APPLICABLE else str(count)
-        rows.append([label, shown, share])
+        row_cells = [label, shown, share]
+        if ctx.snapshot_stats is not None:
+            frozen_frame = ctx.snapshot_stats.axis_counts.get(name)
+            old = int(frozen_frame.loc[value, "count"]) if frozen_frame is not None and value in frozen_frame.index else None
+            row_cells += ["-" if old is None else str(old), change(count, old)]
+        rows.append(row_cells)
     caption = f'<span id="{anchor_id("axis", name)}">{html_text(ctx.stats.labels[name])}</span>'
-    return caption, ["Value", "Entries", "Share"], rows
+    headers = ["Value", "Entries", "Share"] + (["Snapshot", "Change"] if ctx.snapshot_stats is not None else [])
+    return caption, headers, rows
 
 
 def crosstab_html(ctx: SiteContext, page: str, frame: pd.DataFrame, sparse: int = corpus_gaps.DEFAULT_SPARSE) -> str:
@@ -170,6 +185,7 @@ def _key_links(ctx: SiteContext, page: str, keys, limit: int = KEYS_SHOWN) -> st
 def gaps_markdown(ctx: SiteContext) -> str:
     page = GAPS_PAGE
     found = corpus_gaps.find_gaps(ctx.corpus)
+    frozen = corpus_gaps.find_gaps(ctx.snapshot) if ctx.snapshot is not None else None
     parts = [
         "# Gaps",
         "",
@@ -186,15 +202,19 @@ def gaps_markdown(ctx: SiteContext) -> str:
         chips = " ".join(ctx.chip(page, name, v) for v in values) if values else "none"
         parts += [f"- {md_text(found.labels[name])}: {chips}"]
     parts += ["", "## Sub-decision coverage of RL-trained entries", ""]
-    parts += [_coverage_table(ctx, page, "sub_decisions", found.sub_decision_coverage, "RL-trained entries"), ""]
+    parts += [_coverage_table(ctx, page, "sub_decisions", found.sub_decision_coverage, "RL-trained entries",
+                               frozen.sub_decision_coverage if frozen is not None else None), ""]
     parts += ["## Benchmark coverage of evaluation measures", ""]
-    parts += [_coverage_table(ctx, page, "evaluation_measures", found.benchmark_measures, "Benchmarks"), ""]
+    parts += [_coverage_table(ctx, page, "evaluation_measures", found.benchmark_measures, "Benchmarks",
+                               frozen.benchmark_measures if frozen is not None else None), ""]
     parts += ["## Empty and sparse cells", ""]
     for item in found.crosstabs.values():
         title = f"{found.labels[item.row_field]} × {found.labels[item.column_field]}"
         parts += [f"### {md_text(title)} {{ #{anchor_id('gaps', item.name)} }}", ""]
         parts += [crosstab_html(ctx, page, item.table, found.sparse_threshold), ""]
         parts += [f"{len(item.empty)} empty and {len(item.sparse)} sparse of {item.table.size} cells.", ""]
+        if frozen is not None and item.name in frozen.crosstabs:
+            parts += _moved_gaps_html(ctx, page, item, frozen.crosstabs[item.name])
         for cell in item.sparse:
             pair = f"{ctx.chip(page, item.row_field, cell.row)} × {ctx.chip(page, item.column_field, cell.column)}"
             parts.append(f"- {pair} ({cell.count}): {_key_links(ctx, page, cell.entries)}")
@@ -202,12 +222,33 @@ def gaps_markdown(ctx: SiteContext) -> str:
     return "\n".join(parts)
 
 
-def _coverage_table(ctx: SiteContext, page: str, field_name: str, coverage, noun: str) -> str:
+def _moved_gaps_html(ctx: SiteContext, page: str, item, frozen) -> list[str]:
+    """The gaps of one cross-tab closed or opened since the snapshot."""
+    was, now = {(c.row, c.column) for c in frozen.empty}, {(c.row, c.column) for c in item.empty}
+
+    def cells(pairs) -> str:
+        return ", ".join(f"{ctx.chip(page, item.row_field, r)} × {ctx.chip(page, item.column_field, c)}"
+                         for r, c in sorted(pairs))
+
+    lines = []
+    if was - now:
+        lines.append(f"Closed since snapshot `{md_text(PUBLISHED_SNAPSHOT)}` (empty then): {cells(was - now)}")
+    if now - was:
+        lines.append(f"Opened since snapshot `{md_text(PUBLISHED_SNAPSHOT)}` (held then): {cells(now - was)}")
+    return [line for text in lines for line in (text, "")]
+
+
+def _coverage_table(ctx: SiteContext, page: str, field_name: str, coverage, noun: str, frozen=None) -> str:
+    old = {item.value: item.count for item in frozen} if frozen is not None else None
     rows = []
     for item in coverage:
         count = f'<span class="masrl-count-gap">{item.count}</span>' if not item.count else str(item.count)
-        rows.append([ctx.chip(page, field_name, item.value), count, _key_links(ctx, page, item.entries)])
-    return table(["Value", noun, "Entries"], rows, "lrl")
+        row = [ctx.chip(page, field_name, item.value), count]
+        if old is not None:
+            row += [str(old.get(item.value, "-")), change(item.count, old.get(item.value))]
+        rows.append(row + [_key_links(ctx, page, item.entries)])
+    headers = ["Value", noun] + (["Snapshot", "Change"] if old is not None else []) + ["Entries"]
+    return table(headers, rows, "l" + "r" * (len(headers) - 2) + "l")
 
 
 # ---------------------------------------------------------------------------------------------
