@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import html
+
 from conftest import REPO_ROOT, entry_data, exclusion_data, write_entry, write_exclusion
 from masrl.check.validate import load_corpus, validate_project
 from masrl.screening.rounds import load_rounds
@@ -59,3 +61,33 @@ def test_without_a_rounds_file_only_the_survey_round_is_known(mini_project):
     write_exclusion(mini_project.root, exclusion_data("E002", round="2026-11", title="Another unrelated record"))
     errors = messages(mini_project)
     assert len(errors) == 1 and "create screening/rounds.yaml with a round of id '2026-11'" in errors[0]
+
+
+def test_a_round_records_the_terms_it_ran_per_query_family():
+    from masrl.model.project import Project
+
+    rounds = {r.id: r for r in load_rounds(Project(REPO_ROOT))}
+    terms = dict(rounds["2026-11"].terms)
+    assert "QMIX" in terms["classical_marl"] and "manager-worker" in terms["orchestration"]
+    assert set(terms) <= set(rounds["2026-11"].query_families)
+
+
+def test_terms_for_a_family_the_round_did_not_run_are_reported(mini_project):
+    path = mini_project.root / "screening" / "rounds.yaml"
+    text = path.read_text(encoding="utf-8")
+    survey_sources = "    sources: [arxiv, openreview, acl_anthology, company_docs, company_blog, project_page]\n"
+    assert survey_sources in text
+    path.write_text(text.replace(survey_sources, survey_sources + "    terms: {nonsense_family: [x]}\n", 1),
+                    encoding="utf-8")
+    errors = messages(mini_project)
+    assert any("terms given for 'nonsense_family'" in e and e.startswith("screening/rounds.yaml:") for e in errors)
+
+
+def test_whats_new_names_what_each_round_searched():
+    from masrl.model.project import Project
+    from masrl.render.site.context import SiteContext
+    from masrl.render.site.living import whats_new_markdown
+
+    text = html.unescape(whats_new_markdown(SiteContext(load_corpus(Project(REPO_ROOT)))))
+    assert "Searched publications from 2026-05-04 to 2026-11-23" in text
+    assert "Search terms run in this round" in text and "Dec-POMDP" in text

@@ -19,6 +19,8 @@ ROUNDS_FILE = Path("screening") / "rounds.yaml"
 ROUND_ID_PATTERN = re.compile(r"^[a-z0-9][a-z0-9.-]*[a-z0-9]$")
 SURVEY_ROUND = "survey-2026-05"
 ROUND_FIELDS = ("id", "date", "searched", "query_families", "sources", "notes")
+# terms: {query family id: [the search terms run for it in this round]}, the search as run.
+OPTIONAL_ROUND_FIELDS = ("terms",)
 
 
 @dataclass(frozen=True)
@@ -31,6 +33,7 @@ class Round:
     sources: tuple[str, ...]
     notes: str
     line: int = 1
+    terms: tuple[tuple[str, tuple[str, ...]], ...] = ()  # (query family, its terms) as run
 
 
 @dataclass(frozen=True)
@@ -66,8 +69,8 @@ def parse_rounds(raw, rel: str, taxonomy) -> tuple[list[Round], list[RoundProble
             problems.append(RoundProblem(rel, item.line_of(key), message, hint))
 
         for key in item:
-            if key not in ROUND_FIELDS:
-                bad(key, f"unknown round field '{key}'", f"allowed: {', '.join(ROUND_FIELDS)}")
+            if key not in ROUND_FIELDS + OPTIONAL_ROUND_FIELDS:
+                bad(key, f"unknown round field '{key}'", f"allowed: {', '.join(ROUND_FIELDS + OPTIONAL_ROUND_FIELDS)}")
         for key in ROUND_FIELDS:
             if key not in item:
                 bad(key, f"round is missing '{key}'", "see the comment at the top of the file")
@@ -97,13 +100,37 @@ def parse_rounds(raw, rel: str, taxonomy) -> tuple[list[Round], list[RoundProble
                     f"allowed values (taxonomy/{axis}.yaml): {', '.join(taxonomy[axis].ids)}")
         if "notes" in item and not isinstance(item["notes"], str):
             bad("notes", "notes must be one line of text")
+        terms = _round_terms(item, bad)
         if len(problems) == before:
             searched = searched or {}
             rounds.append(Round(round_id, item["date"], searched.get("from"), searched.get("until"),
-                                tuple(item["query_families"]), tuple(item["sources"]), item["notes"], line))
+                                tuple(item["query_families"]), tuple(item["sources"]), item["notes"], line, terms))
         if isinstance(round_id, str):
             seen.add(round_id)
     return rounds, problems
+
+
+def _round_terms(item, bad) -> tuple[tuple[str, tuple[str, ...]], ...]:
+    """The optional terms mapping: each key one of the round's query families, each value a list
+    of non-empty search terms."""
+    raw = item.get("terms")
+    if raw is None:
+        return ()
+    families = item.get("query_families") if isinstance(item.get("query_families"), list) else []
+    if not isinstance(raw, dict):
+        bad("terms", "terms must map each query family of the round to a list of search terms",
+            "e.g. terms: {orchestration: [orchestrator, delegation]}")
+        return ()
+    terms = []
+    for family, values in raw.items():
+        if family not in families:
+            bad("terms", f"terms given for '{family}', which is not among this round's query_families",
+                "add it to query_families or drop its terms")
+        elif not isinstance(values, list) or not values or not all(isinstance(v, str) and v.strip() for v in values):
+            bad("terms", f"the terms of '{family}' must be a non-empty list of search terms")
+        else:
+            terms.append((family, tuple(values)))
+    return tuple(terms)
 
 
 def load_rounds(project) -> list[Round]:

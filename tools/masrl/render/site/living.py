@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from masrl.render.site.context import SiteContext, page_url
 from masrl.render.site.escape import md_text
+from masrl.screening.rounds import read_rounds
 
 WHATS_NEW_PAGE = "whats-new.md"
 RELIABILITY_PAGE = "reliability.md"
@@ -24,6 +25,22 @@ def living_files(ctx: SiteContext) -> dict[str, bytes]:
             FLOW_FIGURE: flow_figure(compute_flow(ctx.corpus))}
 
 
+def _search_lines(ctx: SiteContext, screening_round) -> list[str]:
+    """What a round searched: dates, sources, query families and, where recorded, their terms."""
+    taxonomy = ctx.taxonomy
+    window = f"{screening_round.searched_from or 'the beginning'} to {screening_round.searched_until or 'n/a'}"
+    sources = ", ".join(taxonomy["source_kinds"].label_of(s) for s in screening_round.sources)
+    families = ", ".join(taxonomy["query_families"].label_of(f) for f in screening_round.query_families)
+    lines = [f"Searched publications from {md_text(window)} in {md_text(sources)}, with the query families "
+             f"{md_text(families)}.", ""]
+    if screening_round.terms:
+        lines += ["??? note \"Search terms run in this round\"", ""]
+        lines += [f"    - {md_text(taxonomy['query_families'].label_of(family))}: "
+                  f"{md_text(', '.join(terms))}" for family, terms in screening_round.terms]
+        lines.append("")
+    return lines
+
+
 def whats_new_markdown(ctx: SiteContext) -> str:
     from masrl.derive.flow import compute_flow
     from masrl.render.feed import FEED_FILE
@@ -34,6 +51,7 @@ def whats_new_markdown(ctx: SiteContext) -> str:
     flow = compute_flow(corpus)
     parts = ["# What's new", "",
              f"{md_text(last_screened_line(flow))} Follow new records with the [Atom feed]({FEED_FILE}).", ""]
+    rounds = {r.id: r for r in read_rounds(corpus.project)[0]}
     for round_flow in reversed(flow.rounds):
         entries = sorted((e for e in corpus.entries if e.round == round_flow.round), key=lambda e: (e.added or "", e.key),
                          reverse=True)
@@ -41,6 +59,8 @@ def whats_new_markdown(ctx: SiteContext) -> str:
         parts += [f"## Round {md_text(round_flow.round)}", "",
                   (f"Closed {md_text(round_flow.date or 'n/a')}: {len(entries)} entries added, "
                    f"{excluded} records excluded, {round_flow.waiting} waiting in the screening queue."), ""]
+        if round_flow.round in rounds:
+            parts += _search_lines(ctx, rounds[round_flow.round])
         parts += [f"- {ctx.entry_link(page, e.key, e.title)} ({md_text(e.added or '')})" for e in entries]
         parts.append("")
     parts += ["## Screening flow", "", "Records per stage, per round and over all rounds (PRISMA style).", "",
