@@ -196,3 +196,18 @@ def test_cli_refuses_an_invalid_corpus(mini_project):
     result = CliRunner().invoke(main, ["stats", "--root", str(mini_project.root)])
     assert result.exit_code == 1
     assert "broken2025.yaml" in result.output
+
+
+def test_cli_shows_counts_beside_a_snapshot(repo_copy):
+    from click.testing import CliRunner
+    from masrl.cli import main
+
+    write_entry(repo_copy.root, entry_data("newer2026", title="A Newer Team Trained End to End", year=2026))
+    runner = CliRunner()
+    result = runner.invoke(main, ["stats", "--root", str(repo_copy.root), "--beside", "survey-2026-05"])
+    assert result.exit_code == 0, result.output
+    assert "| Retained entries | 85 | 84 | +1 |" in result.output
+    refused = runner.invoke(main, ["stats", "--root", str(repo_copy.root), "--beside", "survey-2026-05", "--format", "json"])
+    assert refused.exit_code == 2 and "--beside works with --format markdown only" in refused.output
+    missing = runner.invoke(main, ["gaps", "--root", str(repo_copy.root), "--beside", "nope"])
+    assert missing.exit_code != 0 and "no snapshot named 'nope'" in missing.output and "Traceback" not in missing.output

@@ -21,6 +21,25 @@ def corpus_or_snapshot(root: str | None, snapshot: str | None, allow_placeholder
     return load_or_exit(root, allow_placeholders=allow_placeholders)
 
 
+def beside_option(function):
+    return click.option("--beside", metavar="SNAPSHOT", default=None,
+                        help="Show each count beside its count on this frozen snapshot (markdown only), "
+                             "e.g. survey-2026-05.")(function)
+
+
+def baseline_corpus(root: str | None, beside: str | None, fmt: str):
+    """The snapshot named by --beside, or None; the comparison is a table layout, so markdown only."""
+    if not beside:
+        return None
+    if fmt != "markdown":
+        from masrl.errors import UsageError
+
+        raise UsageError("--beside works with --format markdown only")
+    from masrl.model.snapshot import load_snapshot
+
+    return load_snapshot(project_from(root), beside)
+
+
 @click.group("snapshot")
 def snapshot_group() -> None:
     """Freeze the corpus under a name, or list the frozen snapshots."""
