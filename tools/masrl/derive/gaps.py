@@ -85,6 +85,13 @@ class Gaps:
         return [c.value for c in self.benchmark_measures if not c.count]
 
 
+def moved_gaps(found: CrosstabGaps, frozen: CrosstabGaps) -> tuple[list[tuple[str, str]], list[tuple[str, str]]]:
+    """(closed, opened): the cells empty in ``frozen`` (a snapshot) and held now, and the reverse."""
+    was = {(c.row, c.column) for c in frozen.empty}
+    now = {(c.row, c.column) for c in found.empty}
+    return sorted(was - now), sorted(now - was)
+
+
 def cell_class(count: int, sparse: int = DEFAULT_SPARSE) -> str:
     """"empty" for 0, "sparse" for 1..sparse, "" otherwise."""
     if count == 0:

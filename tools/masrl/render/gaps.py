@@ -13,6 +13,7 @@ from masrl.derive.gaps import (
     CrosstabGaps,
     Gaps,
     cell_class,
+    moved_gaps,
 )
 from masrl.render.stats import change, crosstab_markdown, markdown_table
 
@@ -83,17 +84,16 @@ def gaps_markdown(gaps: Gaps, heading_level: int = 2, baseline: Gaps | None = No
 
 def _moved_gaps(found: CrosstabGaps, frozen: CrosstabGaps, name: str | None) -> list[str]:
     """The gaps this cross-tab closed or opened since the snapshot, one line each way."""
-    was_empty = {(c.row, c.column) for c in frozen.empty}
-    now_empty = {(c.row, c.column) for c in found.empty}
+    closed, opened = moved_gaps(found, frozen)
 
     def cells(pairs) -> str:
-        return ", ".join(f"`{row}` × `{column}`" for row, column in sorted(pairs))
+        return ", ".join(f"`{row}` × `{column}`" for row, column in pairs)
 
     lines = []
-    if was_empty - now_empty:
-        lines.append(f"- Closed since snapshot `{name}` (empty then): {cells(was_empty - now_empty)}")
-    if now_empty - was_empty:
-        lines.append(f"- Opened since snapshot `{name}` (held then): {cells(now_empty - was_empty)}")
+    if closed:
+        lines.append(f"- Closed since snapshot `{name}` (empty then): {cells(closed)}")
+    if opened:
+        lines.append(f"- Opened since snapshot `{name}` (held then): {cells(opened)}")
     return lines
 
 

@@ -224,17 +224,17 @@ def gaps_markdown(ctx: SiteContext) -> str:
 
 def _moved_gaps_html(ctx: SiteContext, page: str, item, frozen) -> list[str]:
     """The gaps of one cross-tab closed or opened since the snapshot."""
-    was, now = {(c.row, c.column) for c in frozen.empty}, {(c.row, c.column) for c in item.empty}
+    closed, opened = corpus_gaps.moved_gaps(item, frozen)
 
     def cells(pairs) -> str:
         return ", ".join(f"{ctx.chip(page, item.row_field, r)} × {ctx.chip(page, item.column_field, c)}"
-                         for r, c in sorted(pairs))
+                         for r, c in pairs)
 
     lines = []
-    if was - now:
-        lines.append(f"Closed since snapshot `{md_text(PUBLISHED_SNAPSHOT)}` (empty then): {cells(was - now)}")
-    if now - was:
-        lines.append(f"Opened since snapshot `{md_text(PUBLISHED_SNAPSHOT)}` (held then): {cells(now - was)}")
+    if closed:
+        lines.append(f"Closed since snapshot `{md_text(PUBLISHED_SNAPSHOT)}` (empty then): {cells(closed)}")
+    if opened:
+        lines.append(f"Opened since snapshot `{md_text(PUBLISHED_SNAPSHOT)}` (held then): {cells(opened)}")
     return [line for text in lines for line in (text, "")]
 
 
