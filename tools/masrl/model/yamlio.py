@@ -263,8 +263,12 @@ def _plain(value: Any) -> str | None:
         return "true" if value else "false"
     if isinstance(value, int):
         return str(value)
-    if not isinstance(value, str):
-        return None
+    return _plain_text(value) if isinstance(value, str) else None
+
+
+@functools.lru_cache(maxsize=65536)
+def _plain_text(value: str) -> str | None:
+    """_plain for a string; field names, tags and venues repeat across records, hence the cache."""
     if value == "":
         return "''"
     if _PLAIN.match(value) and "  " not in value and ": " not in value:
