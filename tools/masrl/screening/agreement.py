@@ -27,7 +27,6 @@ from pathlib import Path
 import numpy as np
 
 from masrl.errors import InputError
-from masrl.model import yamlio
 
 DECISIONS_DIR = Path("screening") / "decisions"
 AUDIT_FIELDS = ("category", "is_rl", "reward_type", "credit_granularity", "orchestration_form")
@@ -90,27 +89,14 @@ def read_audit_csv(path: Path, ratings: Ratings, rel: str | None = None) -> int:
 
 
 def read_decisions(project, ratings: Ratings) -> int:
-    """Add every screener's decision per record from screening/decisions/*.yaml."""
-    folder = project.root / DECISIONS_DIR
-    count = 0
-    for path in sorted(folder.glob("*.yaml")) if folder.is_dir() else []:
-        rel = project.relative(path)
-        try:
-            raw = yamlio.load_file(path)
-        except yamlio.YamlError as exc:
-            raise InputError(exc.message, path=rel, line=exc.line or 1) from exc
-        if not isinstance(raw, yamlio.LineDict) or not isinstance(raw.get("decisions"), list):
-            raise InputError("expected a mapping with one key, decisions, holding a list", path=rel, line=1)
-        for index, item in enumerate(raw["decisions"]):
-            line = raw["decisions"].line_of(index)
-            if not isinstance(item, dict) or not all(isinstance(item.get(k), str) for k in ("record", "screener", "decision")):
-                raise InputError("a decision needs record, screener and decision as text", path=rel, line=line)
-            if item["decision"] not in DECISIONS:
-                raise InputError(f"unknown decision '{item['decision']}'", path=rel, line=line,
-                                 hint=f"use one of: {', '.join(DECISIONS)}")
-            ratings.add("decision", str(item["record"]), item["screener"], item["decision"])  # a later one wins
-            count += 1
-    return count
+    """Add every screener's decision per record from screening/decisions/*.yaml (read and checked
+    by the same reader as `masrl screen`; every problem of a file is reported at once)."""
+    from masrl.screening.queue import read_decisions as read_all
+
+    decisions = read_all(project)
+    for decision in decisions:
+        ratings.add("decision", decision.record, decision.screener, decision.decision)  # a later one wins
+    return len(decisions)
 
 
 @dataclass(frozen=True)
