@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Weekly discovery (run by .github/workflows/discover.yml, or by hand): search arXiv with every
 # query family for the past WEEKS weeks, check the existing entries' arXiv metadata, and open or
-# update ONE pull request holding the new screening-queue entries, so maintainers screen in review.
+# update ONE pull request holding the new screening-queue entries, so maintainers screen in review,
+# and the new arXiv versions, journal references and DOIs of existing entries, so they are merged
+# (or not) in review too.
 #
 # Environment:
 #   WEEKS       weeks back to search (default 2)
@@ -39,17 +41,19 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
 masrl discover --since "$since_day" --until "$until_day" | tee "$work/discover.txt"
-# New arXiv versions and journal references of existing entries; a mismatch is reported, not fatal.
-masrl verify-metadata --report-only > "$work/verify.txt" 2>&1 || echo "verify-metadata could not finish; see its output below" >> "$work/verify.txt"
+# New arXiv versions, journal references and DOIs of existing entries are written into the entries
+# (only where the entry has none, or an older version), so the pull request proposes them as a diff;
+# a mismatch or a differing value is reported in the body, not fatal.
+masrl verify-metadata --report-only --apply > "$work/verify.txt" 2>&1 || echo "verify-metadata could not finish; see its output below" >> "$work/verify.txt"
 
-git add -A screening/
+git add -A screening/ corpus/
 if git diff --cached --quiet; then
   echo "discover_pr: nothing new since the last run; no pull request needed"
   exit 0
 fi
 
 {
-  echo "Weekly discovery for $since_day to $until_day: new candidates in \`screening/queue/\`."
+  echo "Weekly discovery for $since_day to $until_day: new candidates in \`screening/queue/\`, and what arXiv learnt about existing entries."
   echo
   echo "Screen them with \`masrl screen\` (ordered by predicted relevance), then commit the decisions to this branch."
   echo
@@ -74,6 +78,16 @@ fi
   cat "$work/discover.txt"
   echo '```'
   echo
+  echo "### Metadata updates from arXiv"
+  echo
+  if git diff --cached --quiet -- corpus/; then
+    echo "None this time."
+  else
+    echo "New versions, journal references and DOIs written into these entries (review the diff):"
+    echo
+    git diff --cached --name-only -- corpus/ | while read -r file; do echo "- \`$file\`"; done
+  fi
+  echo
   echo "### masrl verify-metadata (new versions and journal references of existing entries)"
   echo
   echo '```'
@@ -82,7 +96,7 @@ fi
 } > "$work/body.md"
 
 git -c user.name="masrl discover" -c user.email="masrl-discover@users.noreply.github.com" \
-  commit --quiet -m "Discovery $since_day to $until_day: new screening-queue entries"
+  commit --quiet -m "Discovery $since_day to $until_day: new screening-queue entries and arXiv metadata updates"
 
 if [[ "${DRY_RUN:-}" == "1" ]]; then
   echo "discover_pr: dry run; would push $branch and open or update its pull request with:"

@@ -102,7 +102,7 @@ def write_exclusion(root: Path, data: dict, name: str | None = None) -> Path:
 def mini_project(tmp_path: Path) -> Project:
     """A tiny valid corpus (three entries, one exclusion) with the real taxonomy."""
     shutil.copytree(REPO_ROOT / "taxonomy", tmp_path / "taxonomy")
-    shutil.copytree(REPO_ROOT / "screening", tmp_path / "screening", ignore=shutil.ignore_patterns("queue", "decisions"))
+    shutil.copytree(REPO_ROOT / "screening", tmp_path / "screening", ignore=shutil.ignore_patterns("queue", "decisions", "tags"))
     write_entry(tmp_path, entry_data("alpha2025"))
     write_entry(tmp_path, entry_data("beta2024", title="Beta Routing of Subtasks", year=2024,
                                      credit_units=["message"], credit_mechanism="explicit"))

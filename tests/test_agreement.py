@@ -92,3 +92,17 @@ def test_a_csv_in_the_wrong_layout_is_one_line(tmp_path, mini_project):
     twice.write_text(HEADER + ROWS + ROWS.splitlines(keepends=True)[0], encoding="utf-8")
     with pytest.raises(InputError, match="audited twice"):
         read_audit_csv(twice, Ratings())
+
+
+def test_a_hand_edited_decisions_file_is_checked_like_screen_checks_it(mini_project):
+    folder = mini_project.root / "screening" / "decisions"
+    folder.mkdir(parents=True)
+    (folder / "2026-11.yaml").write_text(
+        "decisions:\n"
+        "  - {record: '2606.01001', screener: alice, decision: maybe, date: '2026-11-23'}\n"
+        "  - {record: '2606.01001', screener: bob, decision: exclude, date: 'yesterday'}\n", encoding="utf-8")
+    result = CliRunner().invoke(main, ["agreement", "--root", str(mini_project.root)])
+    assert result.exit_code == 1
+    assert "screening/decisions/2026-11.yaml:2: decision 'maybe' is not one of include, exclude, defer" in result.output
+    assert "screening/decisions/2026-11.yaml:3: date 'yesterday' is not YYYY-MM-DD" in result.output
+    assert "screening/decisions/2026-11.yaml:3: an exclude decision needs a 'reason_code'" in result.output

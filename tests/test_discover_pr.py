@@ -43,6 +43,12 @@ def run_script(root, url, **env):
 @pytest.mark.skipif(shutil.which("git") is None, reason="needs git")
 def test_the_weekly_script_commits_the_new_queue_and_writes_the_pull_request_body(checkout, httpserver):
     fake = FakeSearch(httpserver, checkout / "taxonomy")
+    # an entry that records an older arXiv version than arXiv now has: the pull request proposes v7
+    entry = checkout / "corpus" / "magrpo.yaml"
+    recorded = entry.read_text(encoding="utf-8")
+    assert "latest_version: v7\n" in recorded
+    entry.write_text(recorded.replace("latest_version: v7\n", "latest_version: v5\n"), encoding="utf-8")
+    git(checkout, "-c", "user.name=t", "-c", "user.email=t@example.org", "commit", "--quiet", "-am", "older version")
     first = run_script(checkout, fake.url, WEEKS="3")
     assert first.returncode == 0, first.stdout + first.stderr
     assert "discover_pr: dry run; would push masrl/discover" in first.stdout
@@ -51,6 +57,9 @@ def test_the_weekly_script_commits_the_new_queue_and_writes_the_pull_request_bod
     assert git(checkout, "rev-parse", "--abbrev-ref", "HEAD").strip() == "masrl/discover"
     files = git(checkout, "show", "--name-only", "--format=", "HEAD").split()
     assert "screening/queue/2606.01003.yaml" in files and "screening/rounds.yaml" in files
+    assert "corpus/magrpo.yaml" in files and entry.read_text(encoding="utf-8") == recorded  # v7, nothing else changed
+    assert "### Metadata updates from arXiv" in first.stdout and "- `corpus/magrpo.yaml`" in first.stdout
+    assert "corpus/magrpo.yaml:38: new arXiv version v7 of 2508.04652" in first.stdout
     # verify-metadata asked arXiv for the corpus's ids in the same job
     assert any(family == "empty" for family, _ in fake.asked)
 

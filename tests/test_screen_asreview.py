@@ -15,7 +15,7 @@ import pytest
 from conftest import REAL_AUDITED, REAL_EXCLUSIONS
 from masrl.errors import InputError
 from masrl.model.project import Project
-from masrl.screening.asreview_io import export_csv, import_project
+from masrl.screening.asreview_io import export_csv, export_ris, import_project
 from masrl.screening.queue import read_decisions, read_queue
 
 pytestmark = pytest.mark.asreview
@@ -97,6 +97,57 @@ def test_round_trip_through_asreview_lab(screening, tmp_path):
 
     again = import_project(screening, project_file, screener="lab-team", round_id="2026-11")
     assert again.applied == [] and len(again.agreed) == REAL_AUDITED + 3  # a second import adds nothing
+
+
+def test_round_trip_through_asreview_lab_in_ris(screening, tmp_path):
+    """The same round trip with a RIS file: ASReview reads the labels from the N1 notes as priors,
+    and the import maps ASReview's rows back to masrl ids through the ID tags."""
+    require_asreview()
+    import rispy
+    from asreview import Project as AsreviewProject
+
+    ris = export_ris(screening, labelled=True)
+    assert ris == export_ris(screening, labelled=True)  # deterministic
+    entries = rispy.loads(ris)
+    ids = [e["id"] for e in entries]
+    assert len(ids) == len(set(ids)) == len(export_csv(screening, labelled=True).splitlines()) - 1
+    assert entries[0]["id"] == "2606.00001" and not any(n.startswith("ASReview_") for n in entries[0].get("notes", []))
+    assert sum("ASReview_relevant" in e.get("notes", []) for e in entries) == len(list((screening.root / "corpus").glob("*.yaml")))
+    data = tmp_path / "export.ris"
+    data.write_text(ris, encoding="utf-8")
+    lab = AsreviewProject.create(tmp_path / "lab", project_mode="oracle")
+    lab.add_dataset(data)
+    lab.label_priors()
+    frame = lab.db.input.get_df()
+    by_row = {int(r.dataset_row): int(r.record_id) for r in frame.itertuples()}
+    with lab.db as db:
+        priors = db.get_results_table()
+        assert len(priors) == REAL_AUDITED  # masrl's decisions came along as ASReview's prior labels
+        for masrl_id, label in (("2606.00002", 1), ("2606.00004", 0)):
+            db.label_record(by_row[ids.index(masrl_id)], label)
+        db.update_note(by_row[ids.index("2606.00004")], "single_agent: One agent only.")
+    out = tmp_path / "screened.asreview"
+    lab.export(out)
+    lab.close()
+
+    before = snapshot(screening.root)
+    report = import_project(screening, out, screener="lab-team", round_id="2026-11")
+    assert sorted(line.split(":")[0] for line in report.applied) == ["2606.00002", "2606.00004"]
+    assert len(report.agreed) == REAL_AUDITED and report.clean, report
+    decisions = {d.record: d for d in read_decisions(screening)}
+    assert (decisions["2606.00004"].reason_code, decisions["2606.00004"].rationale) == ("single_agent", "One agent only.")
+    after = snapshot(screening.root)
+    assert {k for k in before.keys() & after.keys() if before[k] != after[k]} == set()
+
+
+def test_ris_values_stay_on_one_line():
+    from masrl.screening.asreview_io import ris_entries
+
+    row = {"masrl_id": "x", "title": "A\nTY  - JOUR", "abstract": "one\nER  - two", "authors": "Doe, J;Roe, R",
+           "doi": "", "url": "", "arxiv_id": "2606.1", "keywords": "", "included": "0"}
+    entry = ris_entries([row])[0]
+    assert entry["title"] == "A TY - JOUR" and entry["abstract"] == "one ER - two"
+    assert entry["notes"] == ["ASReview_irrelevant", "arXiv:2606.1"] and entry["authors"] == ["Doe, J", "Roe, R"]
 
 
 def test_contradiction_and_unmatched_rows_are_listed_not_written(screening, tmp_path):

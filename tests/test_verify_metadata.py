@@ -16,9 +16,12 @@ from masrl.cli import main
 from masrl.imports.arxiv import ArxivServerError, ArxivSettings, PaperMetadata
 from masrl.imports.verify_metadata import (
     MetadataCache,
+    VerifyReport,
+    apply_updates,
     comparable_title,
     compare_entry,
     entries_with_arxiv_ids,
+    entry_news,
     verify_metadata,
 )
 from masrl.model import identifiers as ids
@@ -46,7 +49,7 @@ def settings_for(fake: FakeArxiv, **overrides) -> ArxivSettings:
 def project(tmp_path) -> Project:
     """Five entries with arXiv ids (one right, three wrong, one unknown to arXiv) and one without."""
     shutil.copytree(REPO_ROOT / "taxonomy", tmp_path / "taxonomy")
-    arxiv = lambda i: {"arxiv": i, "doi": None, "openreview": None}  # noqa: E731
+    arxiv = lambda i: {"arxiv": i, "doi": None, "openreview": None}
     write_entry(tmp_path, entry_data(
         "collab", title="{LLM} collaboration with   multi-agent reinforcement learning", year=2025,
         authors=["Liu, Shuo", "Amato, Christopher"], identifiers=arxiv("2508.04652"), latest_version="v7"))
@@ -84,15 +87,23 @@ def test_each_real_difference_is_reported_with_the_yaml_to_write(project, fake, 
     # Case, white space, LaTeX braces and accents are not differences.
     assert not [m for m in report.mismatches if m.key == "collab"]
     assert not [m for m in report.mismatches if m.key == "route" and m.kind == "first_author"]
-    assert [n.message for n in report.notes] == [
-        "arXiv now has v3 of 2509.99901 (updated 2026-02-02); the entry records v2"]
+    # What arXiv learnt since is an update, not a mismatch
+    assert [(u.key, u.field, u.old, u.new, u.applicable) for u in report.updates] == [
+        ("route", "identifiers.doi", None, "10.5555/fixture.2026.001", True),
+        ("route", "journal_ref", None, "Proceedings of the Fixture Workshop on Agent Teams 2026", True),
+        ("route", "latest_version", "v2", "v3", True)]
+    assert [n.message for n in report.notes] == [(
+        "published since as Proceedings of the Fixture Workshop on Agent Teams 2026; the venue still says 'arXiv': "
+        "check venue and year")]
 
     text = report.render()
     assert "corpus/route.yaml:3: title differs from arXiv (2509.99901)" in text
     assert "    fix:    title: 'ShapleyRoute: Credit-Aware Message Routing for LLM Agent Teams'" in text
+    assert "corpus/route.yaml:33: new arXiv version v3 of 2509.99901 (updated 2026-02-02); the entry records v2" in text
+    assert "    to apply (or run with --apply): latest_version: v3" in text
     assert text.splitlines()[-1] == (
         "verify-metadata: 4 mismatch(es); 4 entries checked against arXiv (0 from the cache, 3 fetched), "
-        "1 without an arXiv id skipped")
+        "1 without an arXiv id skipped; 3 update(s) from arXiv (3 to write, 0 written, 0 to check by hand)")
 
 
 def test_ids_are_asked_in_batches(project, fake, tmp_path):
@@ -116,7 +127,7 @@ def test_a_second_run_reads_the_cache_until_it_expires(project, fake, tmp_path):
     assert (again.from_cache, again.fetched) == (3, 0)
     assert [r.args["id_list"] for r in fake.requests()[asked:]] == ["2512.99999"]  # only the unknown id
 
-    later = dt.datetime.now(dt.timezone.utc) + dt.timedelta(days=8)
+    later = dt.datetime.now(dt.UTC) + dt.timedelta(days=8)
     expired = verify_metadata(project, settings_for(fake), cache_in(tmp_path, days=7, now=later))
     assert (expired.from_cache, expired.fetched) == (0, 3)
     refreshed = verify_metadata(project, settings_for(fake), cache_in(tmp_path), refresh=True)
@@ -174,6 +185,69 @@ def test_a_venue_year_may_follow_the_preprint_but_not_precede_it(tmp_path, venue
 
 
 # ---------------------------------------------------------------------------------------------
+# News from arXiv: new versions, journal references, DOIs
+
+
+def test_updates_are_written_into_the_entry_and_nothing_else_changes(project, fake, tmp_path):
+    fake.answer_papers()
+    route = project.corpus_dir / "route.yaml"
+    before = route.read_text(encoding="utf-8")
+    others = {p.name: p.read_bytes() for p in project.corpus_dir.glob("*.yaml") if p != route}
+    report = verify_metadata(project, settings_for(fake), cache_in(tmp_path))
+
+    assert apply_updates(project, report) == [route]
+    assert all(u.applied for u in report.updates)
+    after = route.read_text(encoding="utf-8")
+    data = yamlio.loads(after)
+    assert data["latest_version"] == "v3"
+    assert data["journal_ref"] == "Proceedings of the Fixture Workshop on Agent Teams 2026"
+    assert data["identifiers"] == {"arxiv": "2509.99901", "doi": "10.5555/fixture.2026.001", "openreview": None}
+    old = yamlio.loads(before)
+    assert {k: v for k, v in data.items() if k not in ("latest_version", "journal_ref", "identifiers")} == \
+        {k: v for k, v in old.items() if k not in ("latest_version", "identifiers")}
+    assert list(data)[list(data).index("latest_version") + 1] == "journal_ref"  # where the model puts it
+    # only the changed fields are rewritten: every other line is kept as it was
+    kept = [line for line in before.splitlines() if not line.startswith(("latest_version", "  doi"))]
+    assert all(line in after.splitlines() for line in kept)
+    assert {p.name: p.read_bytes() for p in project.corpus_dir.glob("*.yaml") if p != route} == others
+    assert "    applied: latest_version: v3" in report.render()
+
+    again = verify_metadata(project, settings_for(fake), cache_in(tmp_path))
+    assert again.updates == [] and apply_updates(project, again) == []
+
+
+def test_a_differing_journal_reference_or_doi_is_reported_never_written_over(tmp_path):
+    path = write_entry(tmp_path, entry_data(
+        "x", title="T", authors=["Doe, Jane"], venue="ICML 2026", journal_ref="ICML 2026",
+        identifiers={"arxiv": "2509.99901", "doi": "10.1000/ours", "openreview": None}))
+    record = read_records([path])[0]
+    updates, notes = entry_news("corpus/x.yaml", record, metadata(journal_ref="Proc. Fixture 2026", doi="10.5555/theirs"))
+    assert [(u.field, u.old, u.new, u.applicable) for u in updates] == [
+        ("journal_ref", "ICML 2026", "Proc. Fixture 2026", False), ("identifiers.doi", "10.1000/ours", "10.5555/theirs", False)]
+    assert notes == []  # the venue is no longer 'arXiv'
+    assert "check by hand" in updates[0].as_text()
+    report = VerifyReport(updates=updates)
+    before = path.read_bytes()
+    assert apply_updates(Project(tmp_path), report) == [] and path.read_bytes() == before
+    # the same DOI written as a link is no difference; no version recorded: nothing to compare
+    same = entry_news("corpus/x.yaml", record, metadata(doi="https://doi.org/10.1000/OURS", version="v4"))[0]
+    assert same == []
+
+
+def test_an_entry_edited_between_check_and_apply_is_left_alone(project, fake, tmp_path):
+    fake.answer_papers()
+    report = verify_metadata(project, settings_for(fake), cache_in(tmp_path))
+    route = project.corpus_dir / "route.yaml"
+    edited = route.read_text(encoding="utf-8").replace("latest_version: v2", "latest_version: v4")
+    route.write_text(edited, encoding="utf-8")
+    apply_updates(project, report)
+    data = yamlio.loads(route.read_text(encoding="utf-8"))
+    assert data["latest_version"] == "v4"  # the hand edit stands
+    assert data["journal_ref"].startswith("Proceedings")  # the other updates are still written
+    assert [u.field for u in report.updates if not u.applied] == ["latest_version"]
+
+
+# ---------------------------------------------------------------------------------------------
 # The command line
 
 
@@ -199,6 +273,19 @@ def test_cli_exits_0_when_everything_matches(project, fake, tmp_path):
     assert result.exit_code == 0, result.output
     assert result.stdout.strip().splitlines()[-1].startswith("verify-metadata: ok; 1 entries checked")
     assert (tmp_path / "elsewhere" / "2508.04652.json").exists()
+
+
+def test_cli_applies_updates_only_when_asked(project, fake):
+    fake.answer_papers()
+    route = project.corpus_dir / "route.yaml"
+    before = route.read_bytes()
+    assert invoke(project, fake, "--report-only").exit_code == 0
+    assert route.read_bytes() == before
+    result = invoke(project, fake, "--report-only", "--apply")
+    assert result.exit_code == 0, result.output
+    assert "    applied: journal_ref: Proceedings of the Fixture Workshop on Agent Teams 2026" in result.stdout
+    assert result.stdout.strip().splitlines()[-1].endswith("(3 to write, 3 written, 0 to check by hand)")
+    assert yamlio.loads(route.read_text(encoding="utf-8"))["latest_version"] == "v3"
 
 
 def test_cli_reports_an_unreachable_arxiv(project, fake):

@@ -502,6 +502,12 @@ def validate_project(project: Project, allow_placeholders: bool = False) -> Repo
 
     for rp in round_problems(project, [(rel, record) for rel, record, _ in identity_items]):
         problems.append(Problem(rp.path, rp.line, rp.message, rp.hint, "error", "round"))
+    from masrl.screening.tag_readings import (
+        tag_problems,  # independent tag readings by several screeners
+    )
+
+    for tp in tag_problems(project, taxonomy):
+        problems.append(Problem(tp.path, tp.line, tp.message, tp.hint, "error", "tag-readings"))
     if not files_read:
         problems.append(Problem(project.relative(project.root) or ".", 1, "no corpus/ or exclusions/ YAML files were found here", "run masrl from a corpus checkout or pass --root", "error", "no-data"))
     problems.sort(key=lambda p: (p.path, p.line, p.message))

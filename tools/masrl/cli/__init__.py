@@ -24,7 +24,7 @@ LAZY_COMMANDS: dict[str, tuple[str, str, str]] = {
     "check": ("masrl.cli.build", "check_command", "Fail with a diff when a committed generated file is stale."),
     "trace": ("masrl.traces.cli", "trace", "Orchestration traces: validate, metrics, figures, import, export, collect, query."),
     "add": ("masrl.cli.contribute", "add_command", "Scaffold an entry (or exclusion) from an arXiv id or URL."),
-    "verify-metadata": ("masrl.cli.contribute", "verify_metadata_command", "Compare titles, years and first authors with arXiv."),
+    "verify-metadata": ("masrl.cli.contribute", "verify_metadata_command", "Compare titles, years and first authors with arXiv; report new versions, journal references and DOIs."),
     "stats": ("masrl.cli.stats", "stats_command", "Print corpus statistics as Markdown, JSON or CSV."),
     "gaps": ("masrl.cli.gaps", "gaps_command", "Show empty and sparse cells and uncovered values."),
     "claims": ("masrl.cli.claims", "claims_command", "Check the claim ledger on the survey snapshot (fail = exit 1) and live (changes reported)."),

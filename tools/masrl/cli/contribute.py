@@ -128,12 +128,22 @@ def _hint_for(project, name: str) -> str:
 @click.option("--cache-dir", type=click.Path(file_okay=False, path_type=Path), default=None,
               help="Cache folder (default: .cache/masrl/arxiv under the corpus root).")
 @click.option("--report-only", is_flag=True, help="Report mismatches but exit 0.")
+@click.option("--apply", "apply", is_flag=True,
+              help="Write new arXiv versions, and journal references and DOIs where the entry has none, into the "
+                   "entry files (a differing value is only reported).")
 @arxiv_options
-def verify_metadata_command(root, max_age, refresh, cache_dir, report_only, **arxiv):
-    """Compare each entry's title, year and first author with arXiv; exit 1 on mismatches."""
+def verify_metadata_command(root, max_age, refresh, cache_dir, report_only, apply, **arxiv):
+    """Compare each entry's title, year and first author with arXiv; exit 1 on mismatches.
+
+    Also reports what arXiv has learnt since: new versions, journal references and DOIs."""
     from tqdm import tqdm
 
-    from masrl.imports.verify_metadata import MetadataCache, default_cache_dir, verify_metadata
+    from masrl.imports.verify_metadata import (
+        MetadataCache,
+        apply_updates,
+        default_cache_dir,
+        verify_metadata,
+    )
 
     project = project_from(root)
     cache = MetadataCache(cache_dir or default_cache_dir(project), dt.timedelta(days=max_age))
@@ -151,5 +161,7 @@ def verify_metadata_command(root, max_age, refresh, cache_dir, report_only, **ar
     finally:
         for bar in bars:
             bar.close()
+    if apply:
+        apply_updates(project, report)
     click.echo(report.render())
     sys.exit(1 if report.mismatches and not report_only else 0)

@@ -116,15 +116,16 @@ def defer_command(record_id, root, screener, round_id, date) -> None:
 
 
 @screen_group.command("export")
-@click.option("--format", "fmt", type=click.Choice(["asreview"]), default="asreview", show_default=True)
+@click.option("--format", "fmt", type=click.Choice(["asreview", "ris"]), default="asreview", show_default=True,
+              help="asreview: ASReview LAB's CSV layout; ris: RIS (ASReview LAB and reference managers read it).")
 @click.option("--labelled", is_flag=True, help="Add masrl's decided records as prior labels (included 1/0).")
 @root_option
 @output_option
 def export_command(fmt, labelled, root, output) -> None:
-    """Write the queue as a CSV that ASReview LAB imports."""
-    from masrl.screening.asreview_io import export_csv
+    """Write the queue as a CSV or RIS file that ASReview LAB imports."""
+    from masrl.screening.asreview_io import export_csv, export_ris
 
-    emit(export_csv(project_from(root), labelled), output)
+    emit((export_ris if fmt == "ris" else export_csv)(project_from(root), labelled), output)
 
 
 @screen_group.command("import")

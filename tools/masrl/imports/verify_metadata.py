@@ -1,9 +1,17 @@
-"""`masrl verify-metadata`: compare each entry's title, year and first author with arXiv.
+"""`masrl verify-metadata`: compare each entry's title, year and first author with arXiv, and
+report what arXiv has learnt since: new versions, journal references and DOIs.
 
 Entries are read as raw YAML (so a half-tagged corpus can be checked too). Metadata is fetched in
 batched id_list queries and kept in an on-disk cache, one JSON file per paper with the time it
 was fetched, so a second run within ``max_age`` asks arXiv nothing. Each mismatch names the file
 and line and gives the exact YAML to write.
+
+News from arXiv are *updates*: a version newer than the entry's ``latest_version``, a
+``journal_ref`` or DOI where the entry has none. ``apply_updates`` writes those into the entry
+files (only the changed fields are rewritten, and only when the file still holds the value that
+was checked), which is how the weekly workflow proposes them in its pull request. A journal
+reference or DOI that *differs* from the one recorded is reported, never written over, and an
+entry still cited as 'arXiv' that has been published since gets a note to check its venue.
 """
 
 from __future__ import annotations
@@ -13,7 +21,7 @@ import json
 import re
 import unicodedata
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from masrl.errors import InputError
@@ -42,7 +50,7 @@ class MetadataCache:
     def __init__(self, directory: Path, max_age: dt.timedelta, now: dt.datetime | None = None):
         self.directory = directory
         self.max_age = max_age
-        self.now = now or dt.datetime.now(dt.timezone.utc)
+        self.now = now or dt.datetime.now(dt.UTC)
 
     def path_for(self, arxiv_id: str) -> Path:
         return self.directory / (arxiv_id.replace("/", "_") + ".json")
@@ -176,12 +184,92 @@ def compare_entry(rel: str, record: RawRecord, metadata: PaperMetadata) -> tuple
             mismatch("first_author", ("authors", 0), authors[0], metadata.authors[0],
                      yamlio.dumps([metadata.authors[0]]).rstrip("\n"))
 
-    recorded = data.get("latest_version")
-    if isinstance(recorded, str) and re.fullmatch(r"v\d+", recorded) and int(recorded[1:]) < int(metadata.version[1:]):
-        notes.append(Note(rel, record.line_of("latest_version"),
-                          f"arXiv now has {metadata.version} of {metadata.arxiv_id} (updated {metadata.updated}); "
-                          f"the entry records {recorded}"))
     return mismatches, notes
+
+
+@dataclass(frozen=True)
+class Update:
+    """Something arXiv knows that the entry does not record (yet)."""
+
+    rel: str
+    line: int
+    key: str
+    arxiv_id: str
+    field: str  # latest_version | journal_ref | identifiers.doi
+    old: str | None  # what the entry records
+    new: str  # what arXiv says
+    updated: str  # date of arXiv's latest version
+    applicable: bool  # a newer version, or a value where the entry has none; a differing value is not
+    applied: bool = False
+
+    def as_text(self) -> str:
+        what = {
+            "latest_version": f"new arXiv version {self.new} of {self.arxiv_id} (updated {self.updated}); "
+                              f"the entry records {self.old}",
+            "journal_ref": f"journal reference on arXiv for {self.arxiv_id}: {self.new}",
+            "identifiers.doi": f"DOI on arXiv for {self.arxiv_id}: {self.new}",
+        }[self.field]
+        if self.field != "latest_version":
+            what += "; the entry records none" if self.old is None else f"; the entry records {self.old}"
+        lines = [f"{self.rel}:{self.line}: {what}"]
+        if not self.applicable:
+            lines.append("    check by hand which one the entry should cite (not written over)")
+        else:
+            state = "applied" if self.applied else "to apply (or run with --apply)"
+            lines.append(f"    {state}: " + self.yaml().replace("\n", "\n            "))
+        return "\n".join(lines)
+
+    def yaml(self) -> str:
+        if self.field == "identifiers.doi":
+            return yamlio.dumps({"identifiers": {"doi": self.new}}).rstrip("\n")
+        return yaml_line(self.field, self.new)
+
+
+def _version_number(value: object) -> int | None:
+    return int(value[1:]) if isinstance(value, str) and re.fullmatch(r"v\d+", value) else None
+
+
+def _comparable_doi(value: str) -> str:
+    return re.sub(r"^(https?://(dx\.)?doi\.org/|doi:)", "", value.strip(), flags=re.IGNORECASE).casefold()
+
+
+def entry_news(rel: str, record: RawRecord, metadata: PaperMetadata) -> tuple[list[Update], list[Note]]:
+    """New versions, journal references and DOIs arXiv has for an entry; a venue note when the
+    entry is still cited as 'arXiv' although arXiv records a publication."""
+    data = record.data
+    key = str(data.get("key", record.path.stem))
+    updates, notes = [], []
+
+    def update(field_name, keys, old, new, applicable):
+        updates.append(Update(rel, record.line_of(*keys), key, metadata.arxiv_id, field_name, old, new,
+                              metadata.updated, applicable))
+
+    recorded = _version_number(data.get("latest_version"))
+    latest = _version_number(metadata.version)
+    if recorded is not None and latest is not None and recorded < latest:
+        update("latest_version", ("latest_version",), data["latest_version"], metadata.version, True)
+
+    journal_ref = data.get("journal_ref")
+    if metadata.journal_ref:
+        if journal_ref is None:  # a field left out is pointed at where it goes
+            where = next((name for name in ("journal_ref", *_JOURNAL_REF_AFTER) if name in data), "key")
+            update("journal_ref", (where,), None, metadata.journal_ref, True)
+        elif isinstance(journal_ref, str) and " ".join(journal_ref.split()) != metadata.journal_ref:
+            update("journal_ref", ("journal_ref",), journal_ref, metadata.journal_ref, False)
+
+    identifiers = data.get("identifiers")
+    if metadata.doi and isinstance(identifiers, dict):
+        doi = identifiers.get("doi")
+        if doi is None:
+            update("identifiers.doi", ("identifiers", "doi"), None, metadata.doi, True)
+        elif isinstance(doi, str) and _comparable_doi(doi) != _comparable_doi(metadata.doi):
+            update("identifiers.doi", ("identifiers", "doi"), doi, metadata.doi, False)
+
+    if (metadata.journal_ref or metadata.doi) and cites_arxiv_version(data.get("venue")):
+        published = metadata.journal_ref or f"DOI {metadata.doi}"
+        notes.append(Note(rel, record.line_of("venue"),
+                          f"published since as {published}; the venue still says '{data['venue']}': check venue and year"))
+    return updates, notes
 
 
 # ---------------------------------------------------------------------------------------------
@@ -195,18 +283,28 @@ class VerifyReport:
     from_cache: int = 0
     fetched: int = 0
     mismatches: list[Mismatch] = field(default_factory=list)
+    updates: list[Update] = field(default_factory=list)
     notes: list[Note] = field(default_factory=list)
 
     def render(self) -> str:
-        lines = [m.as_text() for m in self.mismatches] + [n.as_text() for n in self.notes]
+        lines = [m.as_text() for m in self.mismatches] + [u.as_text() for u in self.updates]
+        lines += [n.as_text() for n in self.notes]
         lines.append(self.summary_line())
         return "\n".join(lines)
+
+    @property
+    def applicable(self) -> list[Update]:
+        return [u for u in self.updates if u.applicable]
 
     def summary_line(self) -> str:
         counts = (
             f"{self.checked} entries checked against arXiv ({self.from_cache} from the cache, "
             f"{self.fetched} fetched), {len(self.skipped)} without an arXiv id skipped"
         )
+        if self.updates:
+            applied = sum(u.applied for u in self.updates)
+            counts += (f"; {len(self.updates)} update(s) from arXiv ({len(self.applicable)} to write, {applied} written, "
+                       f"{len(self.updates) - len(self.applicable)} to check by hand)")
         if self.mismatches:
             return f"verify-metadata: {len(self.mismatches)} mismatch(es); {counts}"
         return f"verify-metadata: ok; {counts}"
@@ -269,8 +367,78 @@ def verify_metadata(
                                               arxiv_id, arxiv_id, "", "check identifiers.arxiv against the paper's arXiv page"))
             continue
         mismatches, notes = compare_entry(rel, record, metadata)
+        updates, news_notes = entry_news(rel, record, metadata)
         report.mismatches += mismatches
-        report.notes += notes
+        report.updates += updates
+        report.notes += notes + news_notes
     report.mismatches.sort(key=lambda m: (m.rel, m.line))
+    report.updates.sort(key=lambda u: (u.rel, u.line, u.field))
     report.notes.sort(key=lambda n: (n.rel, n.line))
     return report
+
+
+# ---------------------------------------------------------------------------------------------
+# Writing the updates
+
+
+_JOURNAL_REF_AFTER = ("primary_category", "latest_version", "notes", "summary")
+
+
+def _current(data: dict, field_name: str):
+    if field_name == "identifiers.doi":
+        identifiers = data.get("identifiers")
+        return identifiers.get("doi") if isinstance(identifiers, dict) else ...
+    return data.get(field_name)
+
+
+def _with_update(data: dict, update: Update) -> dict:
+    new = dict(data)
+    if update.field == "identifiers.doi":
+        new["identifiers"] = {**data["identifiers"], "doi": update.new}
+    elif update.field in data:
+        new[update.field] = update.new
+    else:  # a field the file leaves out: written where the model puts it
+        after = next((name for name in _JOURNAL_REF_AFTER if name in data), None)
+        items = list(data.items())
+        position = [k for k, _ in items].index(after) + 1 if after else len(items)
+        new = dict(items[:position] + [(update.field, update.new)] + items[position:])
+    return new
+
+
+def apply_updates(project: Project, report: VerifyReport) -> list[Path]:
+    """Write the report's applicable updates into the entry files; return the files changed.
+
+    A file is only changed where it still holds the value that was checked (an entry edited since
+    is left alone and its update stays unwritten); only the changed fields are rewritten.
+    """
+    from masrl.model.records import ENTRY_SCHEMA_LINE
+
+    by_file: dict[str, list[int]] = {}
+    for index, item in enumerate(report.updates):
+        if item.applicable and not item.applied:
+            by_file.setdefault(item.rel, []).append(index)
+    written = []
+    for rel, indexes in sorted(by_file.items()):
+        path = project.root / rel
+        text = read_regular_text(path, root=project.root)
+        try:
+            data = yamlio.loads(text)
+        except yamlio.YamlError:
+            continue
+        if not isinstance(data, dict):
+            continue
+        changed = dict(data)
+        done = []
+        for index in indexes:
+            item = report.updates[index]
+            if _current(changed, item.field) != item.old:
+                continue
+            changed = _with_update(changed, item)
+            done.append(index)
+        if not done:
+            continue
+        write_atomic(path, yamlio.update_text(text, changed, header=ENTRY_SCHEMA_LINE), root=project.root)
+        for index in done:
+            report.updates[index] = replace(report.updates[index], applied=True)
+        written.append(path)
+    return written

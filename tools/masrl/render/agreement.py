@@ -5,11 +5,32 @@ from __future__ import annotations
 import json
 from dataclasses import asdict
 
-from masrl.screening.agreement import FieldAgreement
+from masrl.screening.agreement import Disagreement, FieldAgreement
 
 
 def _num(value: float | None) -> str:
     return "n/a" if value is None else f"{value:.3f}"
+
+
+def _ruling_text(d: Disagreement, code: str = "") -> str:
+    """' -> ruled X by Y', and where the corpus still says otherwise."""
+    if not d.settled:
+        return ""
+    text = f" -> ruled {code}{d.ruling}{code} by {d.ruled_by} ({d.ruled_at})"
+    if d.pending_in_corpus:
+        text += f"; the corpus still says {code}{d.corpus}{code} at {d.corpus_at}"
+    return text
+
+
+def _counts(results: list[FieldAgreement]) -> str:
+    disagreements = [d for r in results for d in r.disagreements]
+    open_ = sum(not d.settled for d in disagreements)
+    text = f"{open_} disagreement(s) to adjudicate"
+    ruled = len(disagreements) - open_
+    if ruled:
+        pending = sum(d.pending_in_corpus for d in disagreements)
+        text += f", {ruled} ruled" + (f" ({pending} not yet in the corpus)" if pending else "")
+    return text
 
 
 def agreement_rows(results: list[FieldAgreement]) -> list[list[str]]:
@@ -29,10 +50,17 @@ def render_markdown(results: list[FieldAgreement], heading_level: int = 2) -> st
     parts = [markdown_table(HEADER, agreement_rows(results), "lrrrrrr"), ""]
     disagreements = [d for r in results for d in r.disagreements]
     parts += [f"{h} Disagreements to adjudicate", ""]
-    if not disagreements:
+    if not any(not d.settled for d in disagreements):
         parts += ["None.", ""]
     for d in disagreements:
-        parts.append(f"- `{d.unit}` {d.field}: " + "; ".join(f"{rater} `{value}`" for rater, value in d.values))
+        if not d.settled:
+            parts.append(f"- `{d.unit}` {d.field}: " + "; ".join(f"{rater} `{value}`" for rater, value in d.values))
+    if any(d.settled for d in disagreements):
+        parts += ["", f"{h} Adjudicated", ""]
+        for d in disagreements:
+            if d.settled:
+                parts.append(f"- `{d.unit}` {d.field}: " + "; ".join(f"{rater} `{value}`" for rater, value in d.values)
+                             + _ruling_text(d, "`"))
     return "\n".join(parts).rstrip() + "\n"
 
 
@@ -44,9 +72,10 @@ def render_text(results: list[FieldAgreement]) -> str:
              for row in [HEADER, *agreement_rows(results)]]
     for r in results:
         for d in r.disagreements:
-            lines.append(f"disagree {d.field} {d.unit}: " + "; ".join(f"{rater}={value}" for rater, value in d.values))
-    total = sum(len(r.disagreements) for r in results)
-    lines.append(f"agreement: {len(results)} field(s), {total} disagreement(s) to adjudicate")
+            verb = "ruled" if d.settled else "disagree"
+            lines.append(f"{verb} {d.field} {d.unit}: " + "; ".join(f"{rater}={value}" for rater, value in d.values)
+                         + _ruling_text(d))
+    lines.append(f"agreement: {len(results)} field(s), {_counts(results)}")
     return "\n".join(lines) + "\n"
 
 

@@ -3,10 +3,16 @@
 allowed; the `krippendorff` package), and the disagreements to adjudicate.
 
 Ratings come from the screening decisions (screening/decisions/<round>.yaml, one decision per
-screener and record) and from second-annotator audits in the survey's spot-check CSV layout:
+screener and record), from independent tag readings (screening/tags/<round>.yaml, see
+tag_readings.py: one reading per screener and record, each tag field a rated item) and from
+second-annotator audits in the survey's spot-check CSV layout:
 ``key``, ``orig_<field>`` and ``ann_<field>`` for each audited field, then
 ``strict_explicit_credit``, ``agreement_note`` and ``annotator_note``; multi-valued cells are
 joined with ';' and ``NA`` means not applicable (a value, not a missing rating).
+
+A disagreement is settled by an adjudication in a tag-readings file (record, field, value, by,
+date); the report then shows the ruling and, for a tag field of a corpus entry, whether the entry
+already holds the ruled value, so a ruling that never reached the corpus is not lost.
 """
 
 from __future__ import annotations
@@ -21,7 +27,6 @@ from pathlib import Path
 import numpy as np
 
 from masrl.errors import InputError
-from masrl.model import yamlio
 
 DECISIONS_DIR = Path("screening") / "decisions"
 AUDIT_FIELDS = ("category", "is_rl", "reward_type", "credit_granularity", "orchestration_form")
@@ -84,27 +89,14 @@ def read_audit_csv(path: Path, ratings: Ratings, rel: str | None = None) -> int:
 
 
 def read_decisions(project, ratings: Ratings) -> int:
-    """Add every screener's decision per record from screening/decisions/*.yaml."""
-    folder = project.root / DECISIONS_DIR
-    count = 0
-    for path in sorted(folder.glob("*.yaml")) if folder.is_dir() else []:
-        rel = project.relative(path)
-        try:
-            raw = yamlio.load_file(path)
-        except yamlio.YamlError as exc:
-            raise InputError(exc.message, path=rel, line=exc.line or 1) from exc
-        if not isinstance(raw, yamlio.LineDict) or not isinstance(raw.get("decisions"), list):
-            raise InputError("expected a mapping with one key, decisions, holding a list", path=rel, line=1)
-        for index, item in enumerate(raw["decisions"]):
-            line = raw["decisions"].line_of(index)
-            if not isinstance(item, dict) or not all(isinstance(item.get(k), str) for k in ("record", "screener", "decision")):
-                raise InputError("a decision needs record, screener and decision as text", path=rel, line=line)
-            if item["decision"] not in DECISIONS:
-                raise InputError(f"unknown decision '{item['decision']}'", path=rel, line=line,
-                                 hint=f"use one of: {', '.join(DECISIONS)}")
-            ratings.add("decision", str(item["record"]), item["screener"], item["decision"])  # a later one wins
-            count += 1
-    return count
+    """Add every screener's decision per record from screening/decisions/*.yaml (read and checked
+    by the same reader as `masrl screen`; every problem of a file is reported at once)."""
+    from masrl.screening.queue import read_decisions as read_all
+
+    decisions = read_all(project)
+    for decision in decisions:
+        ratings.add("decision", decision.record, decision.screener, decision.decision)  # a later one wins
+    return len(decisions)
 
 
 @dataclass(frozen=True)
@@ -112,6 +104,20 @@ class Disagreement:
     field: str
     unit: str
     values: tuple[tuple[str, str], ...]  # (rater, value), by rater
+    ruling: str | None = None  # the adjudicated value, when settled
+    ruled_by: str | None = None
+    ruled_at: str | None = None  # 'path:line' of the ruling
+    corpus: str | None = None  # the corpus entry's value of a tag field, as a label
+    corpus_at: str | None = None  # 'path:line' of that value
+
+    @property
+    def settled(self) -> bool:
+        return self.ruling is not None
+
+    @property
+    def pending_in_corpus(self) -> bool:
+        """Ruled, but the corpus entry still holds another value."""
+        return self.ruling is not None and self.corpus is not None and self.corpus != self.ruling
 
 
 @dataclass(frozen=True)
@@ -159,15 +165,67 @@ def field_agreement(field_name: str, units: dict[str, dict[str, str]]) -> FieldA
 
 
 def agreement(ratings: Ratings) -> list[FieldAgreement]:
-    order = {name: i for i, name in enumerate(("decision", *AUDIT_FIELDS))}
+    order = {name: i for i, name in enumerate(("decision", *AUDIT_FIELDS))}  # then tag fields by name
     names = sorted(ratings.by_field, key=lambda n: (order.get(n, len(order)), n))
     return [field_agreement(name, ratings.by_field[name]) for name in names]
 
 
+def read_tag_readings(project, ratings: Ratings):
+    """Add every screener's tag readings; return the adjudications (rulings)."""
+    from masrl.screening.tag_readings import read_tag_files
+
+    readings, rulings = read_tag_files(project)
+    for reading in readings:
+        for name, value in reading.tags:
+            ratings.add(name, reading.record, reading.screener, value)
+    return rulings
+
+
+def _corpus_labels(project, keys: set[str], fields: set[str]) -> dict[tuple[str, str], tuple[str, str]]:
+    """(entry key, tag field) -> (label, 'path:line') from the corpus entries named, read as raw YAML."""
+    from masrl.model.project import read_records
+    from masrl.screening.tag_readings import label, tag_fields
+
+    specs = tag_fields(project.taxonomy())
+    wanted = [p for p in project.entry_paths() if p.stem in keys]
+    found = {}
+    for record in read_records(wanted):
+        if not isinstance(record.data, dict):
+            continue
+        for name in fields & set(specs) & set(record.data):
+            value = record.data[name]
+            many = specs[name].kind == "tags"
+            if (many and isinstance(value, list) and all(isinstance(v, str) for v in value)) or (
+                    not many and (value is None or isinstance(value, str))):
+                found[record.path.stem, name] = (label(value, many), f"{project.relative(record.path)}:{record.line_of(name)}")
+    return found
+
+
+def settle(results: list[FieldAgreement], rulings, corpus: dict[tuple[str, str], tuple[str, str]]) -> list[FieldAgreement]:
+    """Attach each disagreement's ruling and the corpus value of its field."""
+    from dataclasses import replace
+
+    by_unit = {(r.record, r.field): r for r in rulings}
+    settled = []
+    for result in results:
+        disagreements = []
+        for d in result.disagreements:
+            ruling = by_unit.get((d.unit, d.field))
+            value, where = corpus.get((d.unit, d.field), (None, None))
+            disagreements.append(replace(d, ruling=ruling.value if ruling else None, ruled_by=ruling.by if ruling else None,
+                                         ruled_at=ruling.where if ruling else None, corpus=value, corpus_at=where))
+        settled.append(replace(result, disagreements=tuple(disagreements)))
+    return settled
+
+
 def project_agreement(project, audits: list[Path] = ()) -> list[FieldAgreement]:
-    """Agreement over the project's decisions and the given audit CSVs."""
+    """Agreement over the project's decisions, tag readings and the given audit CSVs, with rulings."""
     ratings = Ratings()
     read_decisions(project, ratings)
+    rulings = read_tag_readings(project, ratings)
     for path in audits:
         read_audit_csv(Path(path), ratings, project.relative(Path(path)))
-    return agreement(ratings)
+    results = agreement(ratings)
+    disputed = {(d.unit, d.field) for r in results for d in r.disagreements}
+    corpus = _corpus_labels(project, {unit for unit, _ in disputed}, {name for _, name in disputed}) if disputed else {}
+    return settle(results, rulings, corpus)

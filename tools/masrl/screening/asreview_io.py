@@ -4,7 +4,10 @@ Export writes a CSV in the layout ASReview LAB imports: record_id, title, abstra
 (';'-joined, ASReview's list separator), doi, url, arxiv_id, keywords (arXiv categories),
 included (1/0, empty when unscreened) and masrl_id. With labelled=True the corpus entries
 (included=1) and exclusion records (included=0) ride along as prior knowledge, their text being
-our summary or rationale.
+our summary or rationale. The same rows can be written as RIS (through `rispy`, the library
+ASReview reads RIS with), for reference managers and for teams that keep their reviews in RIS:
+the masrl id goes in ``ID``, a known label in an ``N1`` note as ASReview writes it
+(``ASReview_relevant`` / ``ASReview_irrelevant``), every field on one line.
 
 Import reads a project file (.asreview: a zip holding project.json, the data file as imported and
 results.db, an SQLite database) with the standard library, so it works without ASReview
@@ -81,6 +84,46 @@ def export_csv(project: Project, labelled: bool = False) -> str:
     return buffer.getvalue()
 
 
+RIS_LABEL_NOTES = {"1": "ASReview_relevant", "0": "ASReview_irrelevant"}  # ASReview's own spelling
+
+
+def _one_line(text: str) -> str:
+    """RIS is line-based: a line break inside a value could start a tag of its own."""
+    return " ".join(text.split())
+
+
+def ris_entries(rows: list[dict]) -> list[dict]:
+    """export_rows as rispy entries, in the same order (ASReview's dataset_row is the position)."""
+    entries = []
+    for row in rows:
+        entry = {"type_of_reference": "GEN", "id": _one_line(row["masrl_id"]), "title": _one_line(row["title"])}
+        if row["abstract"]:
+            entry["abstract"] = _one_line(row["abstract"])
+        authors = [_one_line(a) for a in row["authors"].split(";") if a.strip()]
+        if authors:
+            entry["authors"] = authors
+        if row["doi"]:
+            entry["doi"] = _one_line(row["doi"])
+        if row["url"]:
+            entry["urls"] = [_one_line(row["url"])]
+        keywords = [_one_line(k) for k in row["keywords"].split(";") if k.strip()]
+        if keywords:
+            entry["keywords"] = keywords
+        notes = [f"arXiv:{_one_line(row['arxiv_id'])}"] if row["arxiv_id"] else []
+        if row["included"] in RIS_LABEL_NOTES:
+            notes.insert(0, RIS_LABEL_NOTES[row["included"]])
+        if notes:
+            entry["notes"] = notes
+        entries.append(entry)
+    return entries
+
+
+def export_ris(project: Project, labelled: bool = False) -> str:
+    import rispy
+
+    return rispy.dumps(ris_entries(export_rows(project, labelled)))
+
+
 # ---------------------------------------------------------------------------------------------
 # Reading an ASReview project file
 
@@ -139,13 +182,29 @@ def _data_file_ids(archive: zipfile.ZipFile, config: dict) -> dict[int, str]:
     datasets = config.get("datasets") or []
     name = datasets[0].get("name") if datasets and isinstance(datasets[0], dict) else None
     member = f"data/{name}" if name else None
-    if not member or member not in archive.namelist() or not name.lower().endswith((".csv", ".tsv", ".tab")):
+    if not member or member not in archive.namelist():
         return {}
     text = archive.read(member).decode("utf-8", errors="replace")
+    if name.lower().endswith((".ris", ".txt")):
+        return _ris_ids(text)
+    if not name.lower().endswith((".csv", ".tsv", ".tab")):
+        return {}
     reader = csv.DictReader(io.StringIO(text), delimiter="\t" if name.lower().endswith((".tsv", ".tab")) else ",")
     if "masrl_id" not in (reader.fieldnames or []):
         return {}
     return {row: (record.get("masrl_id") or "").strip() for row, record in enumerate(reader) if (record.get("masrl_id") or "").strip()}
+
+
+def _ris_ids(text: str) -> dict[int, str]:
+    """dataset_row -> masrl_id from a RIS data file (its ID tags), read as ASReview reads it."""
+    import rispy
+
+    try:
+        entries = rispy.loads(text.removeprefix("\ufeff"), skip_unknown_tags=True)
+    except Exception:  # noqa: BLE001  (a RIS file rispy cannot read: match by identifiers and titles)
+        return {}
+    return {row: entry["id"].strip() for row, entry in enumerate(entries)
+            if isinstance(entry.get("id"), str) and entry["id"].strip()}
 
 
 def _labelled_rows(database: Path, data_rows: dict[int, str], shown: str) -> list[LabelledRow]:

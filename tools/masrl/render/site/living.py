@@ -81,7 +81,8 @@ def reliability_markdown(ctx: SiteContext) -> str:
         "# Reliability", "",
         ("How far independent screeners agree: per screening decision and per tag field, the observed "
          "agreement, Cohen's κ (two raters) and Krippendorff's α (any number of raters, missing ratings "
-         "allowed), from `screening/decisions/` and the audits in `screening/audits/`. "
+         "allowed), from `screening/decisions/`, the independent tag readings in `screening/tags/` "
+         "and the audits in `screening/audits/`, with the rulings that settled disagreements. "
          "`masrl agreement` prints the same report."), "",
         render_markdown(results, heading_level=2),
     ]).rstrip() + "\n"
