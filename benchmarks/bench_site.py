@@ -88,7 +88,7 @@ def measure(root: Path, repeats: int, cache: Path | None = None) -> dict:
     """The fastest of ``repeats`` builds; with ``cache``, renders are cached there (warm runs)."""
     import os
 
-    env = {**os.environ, "MASRL_RENDER_CACHE": str(cache) if cache else "off"}
+    env = {**os.environ, "MASRL_CACHE_DIR": str(cache) if cache else "off"}
     runs = []
     for _ in range(repeats):
         with tempfile.TemporaryDirectory() as out:

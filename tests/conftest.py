@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import re
@@ -113,9 +114,20 @@ def mini_project(tmp_path: Path) -> Project:
     return Project(tmp_path)
 
 
+@functools.cache
+def _repo_taxonomy():
+    from masrl.model.taxonomy import load_taxonomy
+
+    return load_taxonomy(REPO_ROOT / "taxonomy")
+
+
 def _with_evidence(data: dict) -> dict:
     """A published entry with an evidence line for each sub-decision tag, as validation requires:
-    the live record's line where it has one (the snapshot predates evidence lines)."""
+    the live record's line where it has one (the snapshot predates evidence lines), and its venue
+    in the one spelling of taxonomy/venues.yaml (the snapshot predates that vocabulary too)."""
+    from masrl.model.venues import normalise_venue
+
+    data = {**data, "venue": normalise_venue(_repo_taxonomy(), data["venue"])}
     tags = data.get("sub_decisions") or []
     if not tags:
         return data

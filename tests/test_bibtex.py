@@ -78,14 +78,14 @@ def test_a_journal_article_in_full(exported):
 @pytest.mark.parametrize(
     ("key", "lines"),
     [
-        ("agentdojo2024", ["@inproceedings{agentdojo2024,", "booktitle = {NeurIPS 2024 D\\&B},",
+        ("agentdojo2024", ["@inproceedings{agentdojo2024,", "booktitle = {NeurIPS Datasets and Benchmarks 2024},",
                            "Balunovi{\\'c}, Mislav", "Tram{\\`e}r, Florian",
                            "title = {{AgentDojo}: A Dynamic Environment", "for {LLM} Agents}"]),
         ("magrpo", ["@misc{magrpo,", "howpublished = {arXiv},", "eprint = {2508.04652},",
                     "archivePrefix = {arXiv},", "url = {https://arxiv.org/abs/2508.04652},"]),
-        ("kimi-k2-5", ["@techreport{kimi-k2-5,", "author = {{Kimi Team}},", "type = {Tech Report},",
+        ("kimi-k2-5", ["@techreport{kimi-k2-5,", "author = {{Kimi Team}},", "type = {Technical report},",
                        "institution = {Moonshot AI},", "title = {Kimi {K2.5}: Visual"]),
-        ("openai-codex", ["@misc{openai-codex,", "author = {{OpenAI}},", "howpublished = {Blog Post},",
+        ("openai-codex", ["@misc{openai-codex,", "author = {{OpenAI}},", "howpublished = {Blog},",
                           "addendum = {\\url{https://openai.com/index/introducing-the-codex-app/}},"]),
         ("dr-mas", ["author = {Feng, Lang and others},", "title = {Dr. {MAS}: Stable"]),
         ("anthropic-c-compiler", ["title = {Building a {C} compiler with a team of parallel {Claudes}},"]),

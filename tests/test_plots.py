@@ -12,6 +12,7 @@ from masrl.cli import main
 from masrl.derive.stats import crosstab
 from masrl.model.project import Project
 from masrl.render import figures as plots
+from masrl.render.cache import CACHE_ENV
 from masrl.render.figures import DRAWERS, FIGURES, render_figures, screening_flow_data
 
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
@@ -26,7 +27,7 @@ def real_corpus():
 def rendered(real_corpus):
     """All figures really rendered (no cache), beside the committed ones `masrl build` wrote."""
     with pytest.MonkeyPatch.context() as patch:
-        patch.setenv(plots.CACHE_ENV, "off")
+        patch.setenv(CACHE_ENV, "off")
         fresh = render_figures(real_corpus)
     return fresh, {path: (REPO_ROOT / path).read_bytes() for path in fresh}
 
@@ -106,10 +107,10 @@ def test_cli_renders_selected_figures_and_skips_unchanged(mini_project):
 
 
 def test_the_figure_cache_serves_identical_bytes_and_ignores_a_tampered_file(mini_project, tmp_path, monkeypatch):
-    monkeypatch.setenv(plots.CACHE_ENV, str(tmp_path / "cache"))
+    monkeypatch.setenv(CACHE_ENV, str(tmp_path / "cache"))
     corpus = load_corpus(mini_project)
     first = render_figures(corpus, ["entries-per-year"])
-    cache = plots.FigureCache.for_corpus(corpus)
+    cache = plots.figure_cache(corpus)
     stored = cache._file("figures/entries-per-year.svg")
     assert stored.is_file() and cache.get("figures/entries-per-year.svg") == first["figures/entries-per-year.svg"]
     stored.write_bytes(stored.read_bytes()[:-20] + b"<!-- tampered -->")

@@ -51,12 +51,12 @@ def test_import_keeps_comments_and_fields_it_does_not_own(mini_project, tmp_path
     path.write_text(text, encoding="utf-8")
     bib = tmp_path / "refs.bib"
     bib.write_text("@article{alpha2025, title={Alpha Team Training for alpha2025}, author={Doe, Jane and Roe, Richard},"
-                   " year={2025}, journal={Journal of Tests}, url={https://example.org/alpha2025}}\n", encoding="utf-8")
+                   " year={2025}, journal={Transactions on Machine Learning Research}, url={https://example.org/alpha2025}}\n", encoding="utf-8")
     result = runner.invoke(main, ["import", "bib", str(bib), "--root", str(mini_project.root), "--force"])
     assert result.exit_code == 0, result.output
     updated = path.read_text(encoding="utf-8")
     assert "# checked against the camera-ready PDF\ntitle: Alpha Team Training for alpha2025\n" in updated
-    assert "venue: Journal of Tests\n" in updated
+    assert "venue: TMLR\n" in updated  # the journal's name in the venue vocabulary's one spelling
     assert "year: 2025  # first version" in updated
     data = yamlio.loads(updated)
     assert data["reward_types"] == ["shared"] and data["summary"].startswith("Trains a small team")

@@ -12,7 +12,6 @@ import atexit
 import functools
 import html
 import json
-import os
 import posixpath
 import re
 import shutil
@@ -47,8 +46,6 @@ MESSAGE_LEVEL_KEYS = {
     path.stem for path in (REPO_ROOT / "corpus").glob("*.yaml")
     if "message" in (yaml.safe_load(path.read_text(encoding="utf-8")).get("credit_units") or [])
 }
-# Figure renders are cached by content hash; keep the tests' cache inside the checkout's build/.
-os.environ.setdefault("MASRL_RENDER_CACHE", str(REPO_ROOT / "build" / ".render-cache"))
 
 # A title that would run script, add an image with an onerror handler, make a Markdown link and
 # expand a template if any of them were interpreted.

@@ -142,6 +142,12 @@ def line_of(path: Path, prefix: str) -> int:
         ({"key": "Alpha_2025"}, "key:", "may hold only lower-case letters"),
         ({"titel": "typo"}, "titel:", "unknown field 'titel'. Did you mean 'title'?"),
         ({"reward_types": ["shared", "shared"]}, "- shared", "listed twice"),
+        ({"venue": "NeurIPS 2022 D&B"}, "venue:", "unknown venue 'NeurIPS 2022 D&B' in 'venue'. Did you mean 'NeurIPS Datasets and Benchmarks 2022'?"),
+        ({"venue": "ICLR 2024 Spotlight"}, "venue:", "Did you mean 'ICLR 2024'?"),
+        ({"venue": "Tech Blog"}, "venue:", "Did you mean 'Blog'?"),
+        ({"venue": "arxiv"}, "venue:", "Did you mean 'arXiv'?"),
+        ({"venue": "OpenReview (ICLR 2026 submission)"}, "venue:", "Did you mean 'OpenReview'?"),
+        ({"venue": "ICLR 1812"}, "venue:", "venue year 1812 is not plausible"),
     ],
 )
 def test_field_rule(mini_project, overrides, field_prefix, expected):
@@ -149,6 +155,32 @@ def test_field_rule(mini_project, overrides, field_prefix, expected):
     texts = [t for t in problems_for(mini_project) if "error" in t.split("\n")[0]]
     line = line_of(path, field_prefix)
     assert any(t.startswith(f"corpus/alpha2025.yaml:{line}: error:") and expected in t for t in texts), texts
+
+
+def test_venue_spellings_come_from_the_vocabulary(mini_project):
+    """One spelling per venue: a label of taxonomy/venues.yaml, with or without the year; every
+    corpus entry holds one, and a venue added to the vocabulary is accepted at once."""
+    from masrl.model.venues import split_venue, venue_axis
+
+    for venue in ("NeurIPS 2025", "arXiv", "Findings of ACL 2024", "Blog"):
+        write_entry(mini_project.root, entry_data("alpha2025", venue=venue), name="alpha2025")
+        assert problems_for(mini_project) == [], venue
+    write_entry(mini_project.root, entry_data("alpha2025", venue="EMNLP 2024"), name="alpha2025")
+    message = only_error(mini_project)
+    assert "unknown venue 'EMNLP 2024'" in message and "taxonomy/venues.yaml" in message
+    vocabulary = mini_project.root / "taxonomy" / "venues.yaml"
+    vocabulary.write_text(vocabulary.read_text() + """  - id: emnlp
+    order: 21
+    label: EMNLP
+    definition: Conference on Empirical Methods in Natural Language Processing.
+    aliases: []
+""")
+    assert problems_for(mini_project) == []
+    real = Project(REPO_ROOT)
+    labels = {v.label for v in venue_axis(real.taxonomy()).values}
+    for path in real.entry_paths():
+        venue = next(line[7:] for line in path.read_text().splitlines() if line.startswith("venue: "))
+        assert split_venue(venue)[0] in labels, (path.name, venue)
 
 
 def test_missing_required_field_gives_allowed_values(mini_project):

@@ -38,6 +38,7 @@ from masrl.model.records import (
     exclusion_specs,
 )
 from masrl.model.taxonomy import Taxonomy
+from masrl.model.venues import canonical_venue, split_venue, venue_axis
 
 NOT_APPLICABLE_SPELLINGS = {"na", "n/a", "none", "null", "-", "not applicable"}
 
@@ -199,6 +200,28 @@ class _RecordChecker:
             return self._type_error(spec, value, "a string")
         if spec.required and not value.strip():
             self.add((spec.name,), f"'{spec.name}' is empty", self._expectation(spec), "empty")
+
+    def _check_venue(self, spec, value):
+        if not isinstance(value, str):
+            return self._type_error(spec, value, "a string")
+        axis = venue_axis(self.taxonomy)
+        if not value.strip() or axis is None:
+            return self._check_str(spec, value)
+        name, year = split_venue(value)
+        if any(v.label == name for v in axis.values):
+            this_year = dt.date.today().year
+            if year is not None and not EARLIEST_YEAR <= year <= this_year + 1:
+                self.add((spec.name,), f"venue year {year} is not plausible", f"use a year between {EARLIEST_YEAR} and {this_year + 1}", "year")
+            return
+        spelling = canonical_venue(axis, value)
+        suggestion = f" Did you mean '{spelling}'?" if spelling else ""
+        self.add(
+            (spec.name,),
+            f"unknown venue '{value}' in '{spec.name}'.{suggestion}",
+            f"write one spelling from {self.taxonomy.directory.name}/{axis.name}.yaml, optionally followed by the year: "
+            f"{', '.join(v.label for v in axis.values)} (add a venue there, with its aliases, if it is new)",
+            "unknown-venue",
+        )
 
     def _check_version(self, spec, value):
         if not isinstance(value, str) or not VERSION_PATTERN.match(value):

@@ -573,15 +573,24 @@ class ClaimsReport:
         return not self.failed and not (strict and self.changed)
 
 
-def _record_data(corpus: Corpus) -> dict[str, tuple[dict, str | None]]:
-    records = {e.key: (e.to_data(), e.round) for e in corpus.entries}
-    records.update({x.record_id: (x.to_data(), x.round) for x in corpus.exclusions})
+def _tag_fields(*corpora: Corpus) -> frozenset[str]:
+    return frozenset(a.record_field.name for c in corpora for a in c.taxonomy.axes.values() if a.record_field)
+
+
+def _record_data(corpus: Corpus, tags: frozenset[str]) -> dict[str, tuple[dict, str | None]]:
+    """Each record's tags (not its bibliographic fields or notes: a respelt venue retags nothing)."""
+    def tagged(record) -> dict:
+        return {k: v for k, v in record.to_data().items() if k in tags}
+
+    records = {e.key: (tagged(e), e.round) for e in corpus.entries}
+    records.update({x.record_id: (tagged(x), x.round) for x in corpus.exclusions})
     return records
 
 
 def record_changes(frozen: Corpus, live: Corpus) -> dict[str, ChangeCause]:
     """Every record added, retagged or removed since the snapshot, by key or record id."""
-    before, after = _record_data(frozen), _record_data(live)
+    tags = _tag_fields(frozen, live)
+    before, after = _record_data(frozen, tags), _record_data(live, tags)
     changes = {}
     for key in sorted(before.keys() | after.keys()):
         if key not in before:

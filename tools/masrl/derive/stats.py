@@ -22,8 +22,10 @@ of the same family).
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Mapping
 from dataclasses import dataclass
 from itertools import product
+from types import MappingProxyType
 
 import pandas as pd
 
@@ -70,8 +72,20 @@ class Field:
     nullable: bool
 
 
-def countable_fields(taxonomy: Taxonomy) -> dict[str, Field]:
-    """Every field that statistics, gaps and claims can count, by name."""
+_COUNTABLE: dict[tuple, MappingProxyType] = {}
+
+
+def countable_fields(taxonomy: Taxonomy) -> Mapping[str, Field]:
+    """Every field that statistics, gaps and claims can count, by name (read-only; computed once
+    per taxonomy: every label and every claim asks, so a build stays linear in the corpus)."""
+    key = (taxonomy.fingerprint, tuple((a.name, a.label) for a in taxonomy.axes.values()))
+    known = _COUNTABLE.get(key)
+    if known is None:
+        known = _COUNTABLE[key] = MappingProxyType(_countable_fields(taxonomy))
+    return known
+
+
+def _countable_fields(taxonomy: Taxonomy) -> dict[str, Field]:
     fields = {}
     for spec in entry_specs(taxonomy):
         if spec.axis:

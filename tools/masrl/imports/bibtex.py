@@ -32,6 +32,8 @@ from masrl.model import yamlio
 from masrl.model.identifiers import KEY_PATTERN
 from masrl.model.project import Project
 from masrl.model.records import ENTRY_SCHEMA_LINE, PLACEHOLDER
+from masrl.model.taxonomy import Taxonomy
+from masrl.model.venues import normalise_venue
 
 URL_MACRO = re.compile(r"\\url\{([^{}]*)\}")
 
@@ -202,14 +204,16 @@ def identities_of(record: BibRecord) -> set[str]:
     return ids.normalized_keys(record.identifiers, None, record.urls)
 
 
-def scaffold_from_record(record: BibRecord, key: str) -> dict:
+def scaffold_from_record(record: BibRecord, key: str, taxonomy: Taxonomy | None = None) -> dict:
+    """The entry file a BibTeX record starts; its venue in the vocabulary's one spelling when known."""
+    venue = normalise_venue(taxonomy, record.venue) if taxonomy is not None else record.venue
     return entry_skeleton(
         key=key,
         title=record.title or PLACEHOLDER,
         authors=record.authors,
         authors_complete=record.authors_complete,
         year=record.year if record.year is not None else PLACEHOLDER,
-        venue=record.venue or PLACEHOLDER,
+        venue=venue or PLACEHOLDER,
         identifiers=record.identifiers,
         urls=record.urls or fallback_urls(record.identifiers),
     )
@@ -230,6 +234,7 @@ def plan_bib_import(path: Path, project: Project, force: bool = False) -> BibImp
         raise BibtexError(path, problems)
 
     known = known_records(project)
+    taxonomy = project.taxonomy()
     taken = {p.stem for p in project.entry_paths()}
     plan = BibImportPlan("papers", [], project.root)
     seen_in_file: list[tuple[str, set[str], str]] = []  # (key, identities, title) of earlier entries
@@ -244,7 +249,7 @@ def plan_bib_import(path: Path, project: Project, force: bool = False) -> BibImp
             continue
         seen_in_file.append((record.bib_key, identities, record.title))
         taken.add(key)
-        plan.files.append(_planned(target, scaffold_from_record(record, key), force))
+        plan.files.append(_planned(target, scaffold_from_record(record, key, taxonomy), force))
     return plan
 
 

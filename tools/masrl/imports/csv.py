@@ -33,6 +33,7 @@ from masrl.model import yamlio
 from masrl.model.project import Project
 from masrl.model.records import ENTRY_SCHEMA_LINE, EXCLUSION_SCHEMA_LINE, PLACEHOLDER, entry_specs
 from masrl.model.taxonomy import Taxonomy, load_taxonomy
+from masrl.model.venues import normalise_venue
 
 
 @dataclass
@@ -99,7 +100,7 @@ def entry_data_from_row(row: dict[str, str], taxonomy: Taxonomy | None = None) -
         "authors_complete": False,
         "affiliation": None if row["affiliation"].strip() in ("", UNKNOWN_AFFILIATION) else row["affiliation"].strip(),
         "year": parse_year(row["year"]),
-        "venue": row["venue"].strip(),
+        "venue": normalise_venue(taxonomy or load_taxonomy(), row["venue"].strip()),
         "identifiers": identifiers,
         "urls": urls,
         "category": category,

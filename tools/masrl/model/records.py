@@ -11,6 +11,7 @@ take their field order. Adding an axis therefore needs no code here.
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -41,7 +42,8 @@ class Kind:
     """How the validator checks a core field and where the field sits in a record file.
 
     kind is one of: key, record_id, text (one line of prose), str, int, bool, date, authors,
-    identifiers, urls, url, record_identifier, version; tag fields use tag/tags.
+    identifiers, urls, url, record_identifier, version, venue (a label of taxonomy/venues.yaml);
+    tag fields use tag/tags.
     """
 
     kind: str
@@ -73,7 +75,8 @@ ENTRY_CORE = {
     "authors_complete": _core("bool", 4, "false when the author list is cut short (BibTeX 'and others').", bool),
     "affiliation": _core("str", 5, "Affiliation of the first author or team; null when unknown.", str | None),
     "year": _core("int", 6, "Year of the version the survey cites.", int),
-    "venue": _core("str", 7, "Venue as cited, e.g. 'NeurIPS 2025', 'arXiv', 'Tech Blog'."),
+    "venue": _core("venue", 7, "Venue as cited: a label of taxonomy/venues.yaml, optionally with the venue's year, "
+                               "e.g. 'NeurIPS 2025', 'arXiv', 'Blog'."),
     "identifiers": _core("identifiers", 8, "Persistent identifiers: arxiv, doi, openreview (null where none).",
                          dict[str, str | None]),
     "urls": _core("urls", 9, "Links to the work, primary link first.", tuple[str, ...]),
@@ -208,8 +211,9 @@ def exclusion_model(taxonomy: Taxonomy) -> type[Exclusion]:
     return _models(taxonomy)[1]
 
 
+@functools.cache
 def record_specs(model: type[Record]) -> tuple[FieldSpec, ...]:
-    """The model's fields as the validator and writers read them, in file order."""
+    """The model's fields as the validator and writers read them, in file order (once per model)."""
     specs = []
     for name, info in model.model_fields.items():
         kind = next(m for m in info.metadata if isinstance(m, Kind))

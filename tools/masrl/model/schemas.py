@@ -17,6 +17,7 @@ from masrl.model.records import (
     exclusion_specs,
 )
 from masrl.model.taxonomy import Condition, Taxonomy
+from masrl.model.venues import venue_axis, venue_pattern
 
 SCHEMA_DIALECT = "https://json-schema.org/draft/2020-12/schema"
 URL_PATTERN = r"^https?://[^\s/?#]+\.[^\s]+$"
@@ -72,6 +73,11 @@ def _field_schema(spec: FieldSpec, taxonomy: Taxonomy) -> dict:
                            "round": {"type": "string"}},
         }
         schema = {"type": "array", "items": item}
+    elif kind == "venue":
+        axis = venue_axis(taxonomy)
+        schema = {"type": "string", "pattern": venue_pattern(axis)} if axis else {"type": "string", "minLength": 1}
+        if axis:
+            schema["examples"] = [v.label for v in axis.values]
     elif kind == "record_identifier":
         schema = {"type": "string", "minLength": 1}
     elif kind == "identifiers":

@@ -11,20 +11,13 @@ whose empty cells are hatched in grey with a "·" marker and whose sparse cells 
 
 from __future__ import annotations
 
-import hashlib
 import io
-import os
-import tempfile
+import sys
 from collections.abc import Callable
 from contextlib import contextmanager
 from pathlib import Path
 
-import matplotlib
-import matplotlib.lines
-import matplotlib.ticker
 import numpy as np
-from matplotlib.figure import Figure
-from matplotlib.patches import FancyBboxPatch, Patch, Rectangle
 
 from masrl.derive.gaps import DEFAULT_SPARSE
 from masrl.derive.stats import (
@@ -37,11 +30,31 @@ from masrl.derive.stats import (
 )
 from masrl.model.project import Corpus
 from masrl.model.snapshot import PUBLISHED_SNAPSHOT, published_snapshot, snapshot_path
+from masrl.render.cache import RenderCache, code_fingerprint
+
+# matplotlib takes seconds to import and only drawing needs it: a figure read back from the
+# render cache does not. _load_matplotlib() binds these names the first time a figure is drawn.
+matplotlib = Figure = FancyBboxPatch = Patch = Rectangle = None
+
+
+def _load_matplotlib() -> None:
+    global matplotlib, Figure, FancyBboxPatch, Patch, Rectangle
+    if Rectangle is not None:
+        return
+    import matplotlib as _matplotlib
+    import matplotlib.lines
+    import matplotlib.ticker
+    from matplotlib.figure import Figure as _Figure
+    from matplotlib.patches import FancyBboxPatch as _FancyBboxPatch
+    from matplotlib.patches import Patch as _Patch
+    from matplotlib.patches import Rectangle as _Rectangle
+
+    matplotlib, Figure, FancyBboxPatch, Patch = _matplotlib, _Figure, _FancyBboxPatch, _Patch
+    Rectangle = _Rectangle
 
 FIGURE_DIR = "figures"
 FORMATS = ("svg", "png")
 # Where rendered figures are cached (default ~/.cache/masrl); "off" renders every time.
-CACHE_ENV = "MASRL_CACHE_DIR"
 PNG_DPI = 150
 
 # Okabe & Ito (2008), without yellow first: it is hard to read on white.
@@ -128,11 +141,13 @@ FIGURES: list[tuple[str, str, str]] = [
 
 @contextmanager
 def _style():
+    _load_matplotlib()
     with matplotlib.rc_context(STYLE):
         yield
 
 
 def _new_figure(width: float, height: float) -> Figure:
+    _load_matplotlib()
     return Figure(figsize=(width, height), dpi=STYLE["figure.dpi"], layout="constrained")
 
 
@@ -150,75 +165,38 @@ def render_figures(corpus: Corpus, names: list[str] | None = None, formats=FORMA
     unknown = sorted(set(wanted) - set(DRAWERS))
     if unknown:
         raise ValueError(f"unknown figure(s): {', '.join(unknown)}; known: {', '.join(DRAWERS)}")
-    cache = FigureCache.for_corpus(corpus)
+    cache = figure_cache(corpus)
     files = {}
-    with _style():
-        for name in wanted:
-            paths = [f"{FIGURE_DIR}/{name}.{fmt}" for fmt in formats]
-            cached = {path: cache.get(path) for path in paths}
-            if all(content is not None for content in cached.values()):
-                files.update(cached)
-                continue
-            figure = DRAWERS[name](corpus)
-            for path, fmt in zip(paths, formats, strict=True):
-                files[path] = figure_bytes(figure, fmt)
-                cache.put(path, files[path])
+    missing = []
+    for name in wanted:
+        paths = [f"{FIGURE_DIR}/{name}.{fmt}" for fmt in formats]
+        cached = {path: cache.get(path) for path in paths}
+        if all(content is not None for content in cached.values()):
+            files.update(cached)
+        else:
+            missing.append(name)
+    if missing:  # only drawing needs matplotlib (and its style)
+        with _style():
+            for name in missing:
+                figure = DRAWERS[name](corpus)
+                for fmt in formats:
+                    path = f"{FIGURE_DIR}/{name}.{fmt}"
+                    files[path] = figure_bytes(figure, fmt)
+                    cache.put(path, files[path])
+    files = {f"{FIGURE_DIR}/{name}.{fmt}": files[f"{FIGURE_DIR}/{name}.{fmt}"] for name in wanted for fmt in formats}
     return files
 
 
-class FigureCache:
-    """Rendered figures kept by a hash of everything they are drawn from.
+def figure_cache(corpus: Corpus) -> RenderCache:
+    """The cache of this corpus's figures: keyed by the corpus, the taxonomy, the published
+    snapshot, this drawing code and matplotlib (see masrl.render.cache)."""
+    from masrl.exports.json import export_json
 
-    Rendering is the slow part of `masrl build`, `check` and the site build; the same corpus,
-    taxonomy, drawing code and matplotlib always give the same bytes, so they are rendered once.
-    The key covers all of those; each file is stored with its own SHA-256 and a file that no
-    longer matches (a tampered or truncated cache) is ignored and rendered afresh.
-    """
-
-    def __init__(self, directory: Path | None):
-        self.directory = directory
-
-    @classmethod
-    def for_corpus(cls, corpus: Corpus) -> FigureCache:
-        from masrl.exports.json import export_json
-
-        root = os.environ.get(CACHE_ENV)
-        if root == "off":
-            return cls(None)
-        digest = hashlib.sha256()
-        digest.update(export_json(corpus).encode("utf-8"))
-        for path in sorted(Path(corpus.taxonomy.directory).glob("*.yaml")):
-            digest.update(path.name.encode() + b"\0" + path.read_bytes())
-        digest.update(Path(__file__).read_bytes())
-        digest.update(matplotlib.__version__.encode())
-        snapshot = snapshot_path(corpus.project, PUBLISHED_SNAPSHOT)
-        digest.update(snapshot.read_bytes() if snapshot.is_file() else b"no snapshot")
-        base = Path(root) if root else Path.home() / ".cache" / "masrl"
-        return cls(base / "figures" / digest.hexdigest()[:32])
-
-    def _file(self, path: str) -> Path:
-        return self.directory / path.replace("/", "__")
-
-    def get(self, path: str) -> bytes | None:
-        if self.directory is None:
-            return None
-        try:
-            stored = self._file(path).read_bytes()
-        except OSError:
-            return None
-        checksum, _, content = stored.partition(b"\n")
-        return content if hashlib.sha256(content).hexdigest().encode() == checksum else None
-
-    def put(self, path: str, content: bytes) -> None:
-        if self.directory is None:
-            return
-        try:
-            self.directory.mkdir(parents=True, exist_ok=True)
-            with tempfile.NamedTemporaryFile("wb", dir=self.directory, delete=False) as handle:
-                handle.write(hashlib.sha256(content).hexdigest().encode() + b"\n" + content)
-            os.replace(handle.name, self._file(path))
-        except OSError:
-            pass  # a cache that cannot be written only costs time
+    inputs = [export_json(corpus).encode("utf-8"), code_fingerprint(sys.modules[__name__])]
+    inputs += [path.name.encode() + b"\0" + path.read_bytes() for path in sorted(Path(corpus.taxonomy.directory).glob("*.yaml"))]
+    snapshot = snapshot_path(corpus.project, PUBLISHED_SNAPSHOT)
+    inputs.append(snapshot.read_bytes() if snapshot.is_file() else b"no snapshot")
+    return RenderCache.keyed("figures", inputs)
 
 
 def figure_files(corpus: Corpus) -> dict[str, bytes]:
@@ -445,6 +423,7 @@ def _arrow(ax, start: tuple[float, float], end: tuple[float, float]) -> None:
 
 
 def draw_screening_flow(corpus: Corpus) -> Figure:
+    _load_matplotlib()
     data = screening_flow_data(corpus)
     taxonomy = corpus.taxonomy
     figure = Figure(figsize=(100 * FLOW_INCHES_PER_UNIT, 10.5), dpi=STYLE["figure.dpi"])

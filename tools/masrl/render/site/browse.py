@@ -121,7 +121,7 @@ def taxonomy_markdown(ctx: SiteContext) -> str:
             label = md_text(value.label)
             if browse_name:
                 label = f"[{label}]({relative_link(page, browse_page(browse_name), value_anchor(value.id))})"
-            extras = [md_text(value.extra.get(k, "")) for k in extra_keys]
+            extras = [md_text(", ".join(map(str, v)) if isinstance(v := value.extra.get(k, ""), list) else v) for k in extra_keys]
             rows.append([f"{anchor}<code>{md_text(value.id)}</code>", label, md_text(value.definition), *extras])
         parts += [table(headers, rows), ""]
     return "\n".join(parts)

@@ -36,15 +36,9 @@ def report_pages(ctx: SiteContext) -> dict[str, str]:
 
 
 def figure_files(ctx: SiteContext) -> dict[str, bytes]:
-    """Every figure of plots.FIGURES for this corpus (SVG only: the site scales it), drawn again
-    only when the corpus, the taxonomy or the drawing code changed."""
-    from masrl.exports.json import export_json
-    from masrl.render.site.render_cache import cached_files, code_fingerprint
-
-    taxonomy = sorted((ctx.corpus.project.root / "taxonomy").glob("*.yaml"))
-    inputs = [export_json(ctx.corpus).encode("utf-8"), code_fingerprint(plots)]
-    inputs += [p.name.encode() + b"\0" + p.read_bytes() for p in taxonomy]
-    return cached_files("figures", inputs, lambda: plots.render_figures(ctx.corpus, formats=("svg",)))
+    """Every figure of plots.FIGURES for this corpus (SVG only: the site scales it), from the
+    render cache unless the corpus, the taxonomy or the drawing code changed."""
+    return plots.render_figures(ctx.corpus, formats=("svg",))
 
 
 def figure_markdown(page: str, name: str) -> str:

@@ -67,7 +67,7 @@ def _examples_pointer(examples: list[Path]) -> str:
 
 
 def _figure_svg(path: Path) -> bytes:
-    from masrl.render.site.render_cache import cached_files, code_fingerprint
+    from masrl.render.cache import cached_files, code_fingerprint
     from masrl.traces import figure as trace_figure
 
     source = path.read_bytes()

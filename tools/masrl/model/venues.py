@@ -1,0 +1,90 @@
+"""Venue spellings: the vocabulary in ``taxonomy/venues.yaml`` applied to an entry's ``venue``.
+
+An entry's venue is one label of that vocabulary, spelled exactly so, optionally followed by the
+year of the venue: ``NeurIPS 2025``, ``ICLR 2026``, ``arXiv``. The validator, the JSON Schema and
+the importers all read the labels and aliases from here, so one spelling per venue holds
+everywhere and a new venue is one entry in the YAML file.
+"""
+
+from __future__ import annotations
+
+import difflib
+import re
+
+from masrl.model.taxonomy import Axis, Taxonomy
+
+VENUE_AXIS = "venues"
+VENUE_PATTERN = re.compile(r"^(?P<name>.*?)(?: (?P<year>\d{4}))?$")
+# Words that qualify a paper at its venue (presentation, track status) rather than name the venue.
+QUALIFIERS = frozenset({"spotlight", "oral", "poster", "submission", "submitted", "accepted", "main", "track",
+                        "conference", "proceedings", "paper", "january", "february", "march", "april", "may",
+                        "june", "july", "august", "september", "october", "november", "december"})
+
+
+def venue_axis(taxonomy: Taxonomy) -> Axis | None:
+    """The venue vocabulary, or None for a taxonomy that predates it (a frozen snapshot's)."""
+    return taxonomy.axes.get(VENUE_AXIS)
+
+
+def split_venue(text: str) -> tuple[str, int | None]:
+    """'NeurIPS 2025' -> ('NeurIPS', 2025); 'arXiv' -> ('arXiv', None)."""
+    match = VENUE_PATTERN.match(text)
+    year = match.group("year") if match else None
+    return (match.group("name") if match else text), (int(year) if year else None)
+
+
+def venue_id(axis: Axis, text: str) -> str | None:
+    """The id of a venue written in its one spelling, else None."""
+    name, _ = split_venue(text)
+    return next((v.id for v in axis.values if v.label == name), None)
+
+
+def _fold(text: str) -> str:
+    return " ".join(re.sub(r"[^0-9a-z&]+", " ", text.casefold()).split())
+
+
+def _names(axis: Axis) -> dict[str, str]:
+    """Every folded spelling (id, label, aliases) -> the label it stands for."""
+    names: dict[str, str] = {}
+    for value in axis.values:
+        for spelling in (value.id.replace("_", " "), value.label, *(value.extra.get("aliases") or [])):
+            names.setdefault(_fold(str(spelling)), value.label)
+    return names
+
+
+def canonical_venue(axis: Axis, text: str) -> str | None:
+    """The one spelling of a venue written another way, or None when none fits.
+
+    'NeurIPS 2022 D&B' -> 'NeurIPS Datasets and Benchmarks 2022', 'ICLR 2024 Spotlight' ->
+    'ICLR 2024', 'Tech Blog' -> 'Blog', 'OpenReview (ICLR 2026 submission)' -> 'OpenReview'.
+    A year inside parentheses tells a status, not the venue's year, and is dropped with them.
+    """
+    outside = re.sub(r"\([^)]*\)", " ", str(text))
+    years = re.findall(r"\b(19\d{2}|20\d{2})\b", outside)
+    words = re.sub(r"\b(19\d{2}|20\d{2})\b", " ", outside)
+    names = _names(axis)
+    folded = _fold(words)
+    label = names.get(folded)
+    if label is None:
+        label = names.get(" ".join(w for w in folded.split() if w not in QUALIFIERS))
+    if label is None:
+        close = difflib.get_close_matches(folded, list(names), n=1, cutoff=0.75)
+        label = names[close[0]] if close else None
+    if label is None:
+        return None
+    return f"{label} {years[0]}" if years else label
+
+
+def normalise_venue(taxonomy: Taxonomy, text: str | None) -> str | None:
+    """For importers: the one spelling when the vocabulary knows the venue, else the text as given
+    (validate then reports it with a hint)."""
+    axis = venue_axis(taxonomy)
+    if text is None or axis is None:
+        return text
+    return canonical_venue(axis, text) or text
+
+
+def venue_pattern(axis: Axis) -> str:
+    """The JSON Schema pattern of a venue: one label, optionally a space and a four-digit year."""
+    labels = "|".join(re.escape(v.label) for v in axis.values)
+    return f"^(?:{labels})(?: \\d{{4}})?$"

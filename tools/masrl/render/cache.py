@@ -1,0 +1,111 @@
+"""The render cache: output kept by a hash of everything it is drawn from.
+
+matplotlib is the slow part of `masrl build`, `masrl check` and the site build. The same inputs
+(corpus, taxonomy, trace file, drawing code, matplotlib version) always give the same bytes, so a
+render is read back instead of drawn again, and output stays byte-identical.
+
+One folder, one setting: ``MASRL_CACHE_DIR`` (default ``~/.cache/masrl``; ``off`` draws every
+time). Each kind of render keeps its entries under ``<folder>/<kind>/<key>/``, where the key
+hashes the inputs. Every stored file carries its own SHA-256, and a file that no longer matches
+it (tampered with, truncated) is ignored and drawn afresh. Delete the folder at any time.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import tempfile
+from collections.abc import Callable, Iterable
+from pathlib import Path
+
+CACHE_ENV = "MASRL_CACHE_DIR"
+INDEX = "index.json"
+
+
+def cache_root() -> Path | None:
+    """The cache folder, or None when MASRL_CACHE_DIR is "off"."""
+    setting = os.environ.get(CACHE_ENV, "")
+    if setting.lower() == "off":
+        return None
+    return Path(setting) if setting else Path.home() / ".cache" / "masrl"
+
+
+def code_fingerprint(*modules) -> bytes:
+    """The drawing code's source and the matplotlib version: a change to either redraws (read
+    from the installed package's metadata: importing matplotlib would cost seconds)."""
+    from importlib.metadata import version
+
+    parts = [version("matplotlib").encode()]
+    parts += [Path(module.__file__).read_bytes() for module in modules]
+    return b"\0".join(parts)
+
+
+class RenderCache:
+    """The stored renders of one set of inputs; a cache without a folder stores nothing."""
+
+    def __init__(self, directory: Path | None):
+        self.directory = directory
+
+    @classmethod
+    def keyed(cls, kind: str, inputs: Iterable[bytes]) -> RenderCache:
+        root = cache_root()
+        if root is None:
+            return cls(None)
+        digest = hashlib.sha256()
+        for part in inputs:
+            digest.update(hashlib.sha256(part).digest())
+        return cls(root / kind / digest.hexdigest()[:32])
+
+    def _file(self, name: str) -> Path:
+        return self.directory / name.replace("/", "__")
+
+    def get(self, name: str) -> bytes | None:
+        """The stored bytes, or None when absent or when they fail their checksum."""
+        if self.directory is None:
+            return None
+        try:
+            stored = self._file(name).read_bytes()
+        except OSError:
+            return None
+        checksum, _, content = stored.partition(b"\n")
+        return content if hashlib.sha256(content).hexdigest().encode() == checksum else None
+
+    def put(self, name: str, content: bytes) -> None:
+        if self.directory is None:
+            return
+        try:
+            self.directory.mkdir(parents=True, exist_ok=True)
+            with tempfile.NamedTemporaryFile("wb", dir=self.directory, delete=False) as handle:
+                handle.write(hashlib.sha256(content).hexdigest().encode() + b"\n" + content)
+            os.replace(handle.name, self._file(name))
+        except OSError:
+            pass  # a cache that cannot be written only costs time
+
+    def get_all(self) -> dict[str, bytes] | None:
+        """Every file stored by put_all, or None unless all of them are there and intact."""
+        index = self.get(INDEX)
+        if index is None:
+            return None
+        try:
+            names = json.loads(index)
+        except ValueError:
+            return None
+        files = {name: self.get(f"files/{name}") for name in names}
+        return files if all(content is not None for content in files.values()) else None  # type: ignore[return-value]
+
+    def put_all(self, files: dict[str, bytes]) -> None:
+        for name, content in files.items():
+            self.put(f"files/{name}", content)
+        self.put(INDEX, json.dumps(sorted(files)).encode("utf-8"))
+
+
+def cached_files(kind: str, inputs: Iterable[bytes], produce: Callable[[], dict[str, bytes]]) -> dict[str, bytes]:
+    """produce() once per distinct inputs; later calls read its files back."""
+    cache = RenderCache.keyed(kind, inputs)
+    stored = cache.get_all()
+    if stored is not None:
+        return stored
+    files = produce()
+    cache.put_all(files)
+    return files
