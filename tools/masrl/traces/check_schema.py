@@ -10,6 +10,7 @@ authority: the fast ones only ever prove it would find nothing.
 from __future__ import annotations
 
 import math
+import sys
 from operator import itemgetter
 from typing import Any
 
@@ -18,6 +19,13 @@ from .schema import FieldRule, json_type_name, trace_vocabulary
 
 VOCABULARY = trace_vocabulary()
 _NUMBER_TYPES = {int, float}
+
+MAX_SECONDS = 1e12  # about 31,700 years: beyond it a time or duration is a unit mistake
+MAX_SECONDS_HINT = (
+    "t and duration_s are seconds (from the run's start or the Unix epoch), at most 1e12; "
+    "convert milliseconds or nanoseconds to seconds"
+)
+FLOAT_MAX = sys.float_info.max
 
 NON_FINITE_HINT = (
     "JSON has no NaN or Infinity: Python's json.dumps writes them unless allow_nan=False, "
@@ -44,6 +52,14 @@ def _check_value(value: Any, rule: FieldRule, path: str, out: ProblemCollector) 
             path, f"{_json_spelling(value)} is not a finite number", "non_finite", NON_FINITE_HINT
         )
         return False
+    if rule.json_type == "number" and isinstance(value, int) and abs(value) > FLOAT_MAX:
+        out.error(
+            path,
+            f"a {len(str(abs(value)))}-digit number is out of range of a 64-bit float",
+            "out_of_range",
+            "record numbers within about 1.8e308",
+        )
+        return False
     return True
 
 
@@ -54,6 +70,8 @@ def _numbers_ok(values: list, minimum: float | None) -> bool:
         return False
     if minimum is not None and min(values) < minimum:
         return False
+    if int in kinds and (max(values) > FLOAT_MAX or min(values) < -FLOAT_MAX):
+        return False  # an integer no float holds
     if float in kinds:
         try:
             total = sum(values)
@@ -223,3 +241,20 @@ def check_top_level(trace: dict, out: ProblemCollector) -> tuple[bool, bool]:
     if isinstance(trace.get("metrics"), dict):
         _check_number_map(trace["metrics"], "metrics", lambda name: VOCABULARY.metric_rule, out)
     return events_ok, edges_ok
+
+
+def check_magnitudes(view, out: ProblemCollector) -> None:
+    """Times and durations within ``MAX_SECONDS``: 1e308 is finite, but sums of such numbers
+    overflow and no run lasts that long. One C-level pass each; the slow pass names the items."""
+    for name, values in (("t", view.times), ("duration_s", view.durations)):
+        present = [v for v in values if v is not None] if name == "duration_s" else values
+        if not present or max(present) <= MAX_SECONDS:
+            continue
+        for index, value in enumerate(values):
+            if value is not None and value > MAX_SECONDS:
+                out.error(
+                    f"events[{index}].{name}",
+                    f"{value:g} s is too large: at most {MAX_SECONDS:g} s (about 31,700 years)",
+                    "too_large",
+                    MAX_SECONDS_HINT,
+                )

@@ -10,6 +10,7 @@ from pathlib import Path
 import click
 
 from ..errors import MasrlError
+from .io import DEFAULT_MAX_TRACE_BYTES, DEFAULT_MAX_TRACE_EVENTS, Limits, format_size
 from .problems import DEFAULT_MAX_PROBLEMS
 
 paths_argument = click.argument("paths", nargs=-1, required=True, type=click.Path(path_type=Path))
@@ -25,6 +26,45 @@ progress_option = click.option(
     default=None,
     help="Progress bar on stderr [default: only on a terminal].",
 )
+
+
+class ByteSize(click.ParamType):
+    """A size in bytes: 1500, 64K, 512M, 2G (powers of 1024)."""
+
+    name = "size"
+    UNITS = {"": 1, "K": 2**10, "M": 2**20, "G": 2**30}
+
+    def convert(self, value, param, ctx):
+        if isinstance(value, int):
+            return value
+        text = str(value).strip().upper().removesuffix("B").removesuffix("I")
+        number, unit = text.rstrip("KMG"), text[len(text.rstrip("KMG")) :]
+        if number.isdigit() and unit in self.UNITS and int(number) > 0:
+            return int(number) * self.UNITS[unit]
+        self.fail(f"{value!r} is not a size such as 1500, 64K, 512M or 2G", param, ctx)
+
+
+def limit_options(command):
+    """--max-trace-bytes and --max-trace-events, handed to the command as ``limits``."""
+
+    @functools.wraps(command)
+    def wrapper(*args, max_trace_bytes, max_trace_events, **kwargs):
+        return command(*args, limits=Limits(max_trace_bytes, max_trace_events), **kwargs)
+
+    wrapper = click.option(
+        "--max-trace-events",
+        type=click.IntRange(min=1),
+        default=DEFAULT_MAX_TRACE_EVENTS,
+        show_default=True,
+        help="Refuse a trace with more events (spans, for import) than this.",
+    )(wrapper)
+    return click.option(
+        "--max-trace-bytes",
+        type=ByteSize(),
+        default=format_size(DEFAULT_MAX_TRACE_BYTES),
+        show_default=True,
+        help="Refuse a trace larger than this once decompressed (a gzip bomb stops here).",
+    )(wrapper)
 
 
 class _OneLineError(click.ClickException):
@@ -77,7 +117,8 @@ def trace() -> None:
 )
 @jobs_option
 @progress_option
-def validate(paths, fmt, strict, max_problems, jobs, progress) -> None:
+@limit_options
+def validate(paths, fmt, strict, max_problems, jobs, progress, limits) -> None:
     """Check traces against the schema and the semantic rules; exit 1 if any is invalid.
 
     \b
@@ -87,7 +128,9 @@ def validate(paths, fmt, strict, max_problems, jobs, progress) -> None:
     """
     from .validate import validate_paths
 
-    report = validate_paths(paths, jobs=jobs, progress=progress, max_problems=max_problems)
+    report = validate_paths(
+        paths, jobs=jobs, progress=progress, max_problems=max_problems, limits=limits
+    )
     click.echo(report.render(fmt))
     sys.exit(0 if report.ok(strict) else 1)
 
@@ -104,7 +147,8 @@ def validate(paths, fmt, strict, max_problems, jobs, progress) -> None:
 @click.option("--summary", "summary_only", is_flag=True, help="Only the aggregate over all traces.")
 @jobs_option
 @progress_option
-def metrics(paths, fmt, summary_only, jobs, progress) -> None:
+@limit_options
+def metrics(paths, fmt, summary_only, jobs, progress, limits) -> None:
     """Orchestration metrics per trace (work, span, parallelism, fan-out, costs, rewards) and
     an aggregate summary. Invalid traces are listed on stderr and make the exit status 1.
 
@@ -115,7 +159,7 @@ def metrics(paths, fmt, summary_only, jobs, progress) -> None:
     """
     from .metrics import metrics_for_paths
 
-    report = metrics_for_paths(paths, jobs=jobs, progress=progress)
+    report = metrics_for_paths(paths, jobs=jobs, progress=progress, limits=limits)
     for problem in report.problems:
         click.echo(problem.as_text(), err=True)
     click.echo(report.render(fmt, summary_only=summary_only))
@@ -143,21 +187,13 @@ def metrics(paths, fmt, summary_only, jobs, progress) -> None:
     default=None,
     help="Draw at most this many (earliest) events.",
 )
-def figure(file, output, line, max_events) -> None:
+@limit_options
+@one_line_errors
+def figure(file, output, line, max_events, limits) -> None:
     """Draw a trace's event graph: agents as lanes, time left to right, edges by type."""
-    from .figure import DEFAULT_MAX_EVENTS, FigureError, render_trace_figure
-    from .io import read_traces
+    from .figure import DEFAULT_MAX_EVENTS, figure_of_file
 
-    record = next((r for r in read_traces(file) if line is None or r.line == line), None)
-    if record is None:
-        raise click.ClickException(f"{file}: no trace on line {line}")
-    if record.problem is not None:
-        where = f"{file}:{record.problem.line}" if record.problem.line else str(file)
-        raise click.ClickException(f"{where}: {record.problem.message}")
-    try:
-        written = render_trace_figure(record.data, output, max_events or DEFAULT_MAX_EVENTS)
-    except FigureError as exc:
-        raise click.ClickException(f"{file}: {exc}") from None
+    written = figure_of_file(file, output, line, max_events or DEFAULT_MAX_EVENTS, limits)
     click.echo(f"wrote {written}")
 
 
@@ -197,8 +233,9 @@ def schema(fmt) -> None:
     default=None,
     help="Where to write: .jsonl (one trace a line) or .json (one trace) [default: stdout].",
 )
+@limit_options
 @one_line_errors
-def import_command(file, source_format, output) -> None:
+def import_command(file, source_format, output, limits) -> None:
     """Turn a trace written by an agent stack into masrl traces; a summary goes to stderr.
 
     \b
@@ -214,7 +251,7 @@ def import_command(file, source_format, output) -> None:
     """
     from .importers import import_traces, traces_as_text
 
-    traces, summary = import_traces(file, source_format)
+    traces, summary = import_traces(file, source_format, limits)
     text = traces_as_text(traces, output)
     if output is None:
         click.echo(text, nl=False)
@@ -247,8 +284,9 @@ def import_command(file, source_format, output) -> None:
     default=None,
     help="For .jsonl: only the trace on this line [default: every trace, one process each].",
 )
+@limit_options
 @one_line_errors
-def export_command(file, target, output, line) -> None:
+def export_command(file, target, output, line, limits) -> None:
     """Write a trace for a trace viewer: agents as tracks, spawns and hand-offs as arrows.
 
     \b
@@ -259,7 +297,7 @@ def export_command(file, target, output, line) -> None:
     from ..model.yamlio import write_atomic
     from .export_perfetto import export_perfetto
 
-    write_atomic(output, export_perfetto(file, line))
+    write_atomic(output, export_perfetto(file, line, limits))
     click.echo(f"wrote {output}")
 
 
@@ -274,8 +312,9 @@ def export_command(file, target, output, line) -> None:
 )
 @jobs_option
 @progress_option
+@limit_options
 @one_line_errors
-def collect_command(paths, output, jobs, progress) -> None:
+def collect_command(paths, output, jobs, progress, limits) -> None:
     """Collect traces into a Parquet trace set: traces (with metrics), events, edges, rewards.
 
     Invalid traces are left out, listed on stderr, and make the exit status 1.
@@ -287,7 +326,7 @@ def collect_command(paths, output, jobs, progress) -> None:
     """
     from .collect import collect_traces
 
-    report = collect_traces(paths, output, jobs=jobs, progress=progress)
+    report = collect_traces(paths, output, jobs=jobs, progress=progress, limits=limits)
     for problem in report.problems:
         click.echo(problem.as_text(), err=True)
     click.echo(report.summary_line())

@@ -19,11 +19,20 @@ from __future__ import annotations
 import json
 import shutil
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 
 from ..errors import InputError, UnsafeWriteError
-from .io import find_trace_files, gc_paused, is_gzip, is_jsonl, map_files, read_documents
-from .metrics import COLUMNS, metrics_from_view
+from .io import (
+    Limits,
+    find_trace_files,
+    gc_paused,
+    is_gzip,
+    is_jsonl,
+    map_files,
+    read_documents,
+)
+from .metrics import COLUMNS, MetricRangeError, metrics_from_view, range_problem
 from .problems import TraceProblem, unreadable
 from .validate import check_document
 
@@ -114,7 +123,7 @@ def _extend(columns: dict[str, list], name: str, values) -> None:
     columns.setdefault(name, []).extend(values)
 
 
-def tables_of_file(path: str) -> FileTables:
+def tables_of_file(path: str, limits: Limits = Limits()) -> FileTables:
     """Check and measure every trace of one file (runs in a worker process)."""
     pa, _ = _arrow()
     columns: dict[str, dict[str, list]] = {table: {} for table in TABLES}
@@ -122,21 +131,28 @@ def tables_of_file(path: str) -> FileTables:
     # A .jsonl file's events usually come from Arrow's reader: keep no views for them.
     keep_views = not is_jsonl(Path(path))
     views = []
-    for document in read_documents(path):
+    for document in read_documents(path, limits):
         if document.problem is not None:
             report, view = unreadable(path, document.problem), None
         else:
-            report, view = check_document(document.raw, path, document.line)
+            report, view = check_document(document.raw, path, document.line, limits=limits)
         if view is None:
             out.invalid_traces += 1
             out.problems.extend(p for p in report.problems if p.severity == "error")
+            continue
+        try:
+            with gc_paused():
+                measured = metrics_from_view(view)
+        except MetricRangeError as exc:
+            out.invalid_traces += 1
+            out.problems.append(range_problem(exc, path, document.line))
             continue
         key = out.traces
         out.traces += 1
         if keep_views:
             views.append(view)
         with gc_paused():
-            row = {"file": path, "line": document.line, **metrics_from_view(view)}
+            row = {"file": path, "line": document.line, **measured}
             traces = columns["traces"]
             for name in COLUMNS:
                 _extend(traces, name, [row.get(name)])
@@ -151,7 +167,7 @@ def tables_of_file(path: str) -> FileTables:
         fast = _events_and_edges_by_arrow(path, out.traces)
     if fast is None and out.traces:
         if not keep_views:  # a second pass, only when Arrow could not help
-            views = _valid_views(path)
+            views = _valid_views(path, limits)
         with gc_paused():
             _events_and_edges_by_python(views, columns)
     for table, schema in schemas().items():
@@ -164,11 +180,11 @@ def tables_of_file(path: str) -> FileTables:
     return out
 
 
-def _valid_views(path: str) -> list:
+def _valid_views(path: str, limits: Limits) -> list:
     views = []
-    for document in read_documents(path):
+    for document in read_documents(path, limits):
         if document.problem is None:
-            _, view = check_document(document.raw, path, document.line)
+            _, view = check_document(document.raw, path, document.line, limits=limits)
             if view is not None:
                 views.append(view)
     return views
@@ -312,7 +328,11 @@ def _prepare_output(output: Path) -> Path:
 
 
 def collect_traces(
-    paths, output: Path | str, jobs: int | None = None, progress: bool | None = None
+    paths,
+    output: Path | str,
+    jobs: int | None = None,
+    progress: bool | None = None,
+    limits: Limits = Limits(),
 ) -> CollectReport:
     """Write every valid trace under ``paths`` into the trace set ``output``."""
     output = Path(output)
@@ -329,7 +349,11 @@ def collect_traces(
     writer = _SetWriter(temporary)
     try:
         for part in map_files(
-            tables_of_file, files, jobs=jobs, progress=progress, description="collect"
+            partial(tables_of_file, limits=limits),
+            files,
+            jobs=jobs,
+            progress=progress,
+            description="collect",
         ):
             writer.add(part)
             report.traces += part.traces

@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import InputError
-from .io import read_traces
+from .io import Limits, read_traces
 from .validate import validate_trace
 
 CATEGORY = "masrl"
@@ -157,11 +157,13 @@ def perfetto_document(traces: list[dict]) -> dict[str, Any]:
     }
 
 
-def export_perfetto(path: Path | str, line: int | None = None) -> str:
+def export_perfetto(
+    path: Path | str, line: int | None = None, limits: Limits = Limits()
+) -> str:
     """The traces of one file (or the one on ``line`` of a .jsonl file) as trace-event JSON.
     Every exported trace must validate: the layout relies on edges between existing events."""
     traces = []
-    for record in read_traces(path):
+    for record in read_traces(path, limits):
         if line is not None and record.line != line:
             continue
         if record.problem is not None:
@@ -183,4 +185,14 @@ def export_perfetto(path: Path | str, line: int | None = None) -> str:
         traces.append(record.data)
     if not traces:
         raise InputError(f"no trace on line {line}" if line else "no trace found", path=path)
-    return json.dumps(perfetto_document(traces), ensure_ascii=False, separators=(",", ":")) + "\n"
+    try:
+        return (
+            json.dumps(perfetto_document(traces), ensure_ascii=False, separators=(",", ":"))
+            + "\n"
+        )
+    except RecursionError:  # event fields nested near the reader's limit
+        raise InputError(
+            "nested too deeply to export",
+            path=path,
+            hint="keep event fields within a few hundred levels",
+        ) from None

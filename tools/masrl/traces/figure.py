@@ -2,14 +2,19 @@
 
 Output is deterministic (byte-identical for the same trace), so the site can commit figures:
 SVG ids are salted with a fixed string and the date and creator metadata are dropped; PNG
-files carry no software tag.
+files carry no software tag. Agent names and trace ids are drawn literally: a ``$`` is a
+dollar sign, never the start of matplotlib mathtext. The file is written atomically and never
+through a symlink or over anything but a regular file.
 """
 
 from __future__ import annotations
 
+import io
 from pathlib import Path
 from typing import Any
 
+from ..errors import InputError
+from .io import Limits, read_traces
 from .validate import validate_trace
 from .view import TraceView
 
@@ -51,6 +56,26 @@ def _lanes(view: TraceView, shown: list[int]) -> dict[str, int]:
     return lanes
 
 
+def figure_of_file(
+    file: Path | str,
+    output: Path | str,
+    line: int | None = None,
+    max_events: int = DEFAULT_MAX_EVENTS,
+    limits: Limits = Limits(),
+) -> Path:
+    """Draw the trace of ``file`` (the one on ``line`` of a .jsonl file, else the first)."""
+    record = next((r for r in read_traces(file, limits) if line is None or r.line == line), None)
+    if record is None:
+        raise InputError(f"no trace on line {line}" if line else "no trace found", path=file)
+    if record.problem is not None:
+        problem = record.problem
+        raise InputError(problem.message, path=file, line=problem.line, hint=problem.hint or None)
+    try:
+        return render_trace_figure(record.data, output, max_events)
+    except FigureError as exc:
+        raise InputError(str(exc), path=file, line=record.line) from None
+
+
 def render_trace_figure(
     trace: dict, path: Path | str, max_events: int = DEFAULT_MAX_EVENTS
 ) -> Path:
@@ -59,6 +84,30 @@ def render_trace_figure(
     suffix = path.suffix.lower()
     if suffix not in (".svg", ".png"):
         raise FigureError(f"{path}: write .svg or .png, not {suffix or 'no suffix'}")
+    figure = draw_trace(trace, max_events)
+    metadata = {"Date": None, "Creator": None} if suffix == ".svg" else {"Software": None}
+    buffer = io.BytesIO()
+    import matplotlib
+
+    with matplotlib.rc_context(STYLE):
+        figure.savefig(buffer, format=suffix[1:], metadata=metadata)
+    from ..files import write_atomic
+
+    write_atomic(path, buffer.getvalue())  # refuses devices, folders and symlinks elsewhere
+    return path
+
+
+STYLE = {
+    "svg.hashsalt": "masrl",
+    "svg.fonttype": "path",
+    "font.size": 9,
+    "axes.spines.top": False,
+    "axes.spines.right": False,
+}
+
+
+def draw_trace(trace: dict, max_events: int = DEFAULT_MAX_EVENTS):
+    """The matplotlib Figure of a valid trace (FigureError when it does not validate)."""
     report = validate_trace(trace)
     if not report.ok:
         first = report.problems[0]
@@ -79,14 +128,7 @@ def render_trace_figure(
     index_of = {view.ids[i]: i for i in shown}
     durations = view.durations
 
-    style = {
-        "svg.hashsalt": "masrl",
-        "svg.fonttype": "path",
-        "font.size": 9,
-        "axes.spines.top": False,
-        "axes.spines.right": False,
-    }
-    with matplotlib.rc_context(style):
+    with matplotlib.rc_context(STYLE):
         height = 1.2 + 0.45 * len(lanes)
         figure = Figure(figsize=(9, height), dpi=100)
         FigureCanvasAgg(figure)
@@ -140,12 +182,14 @@ def render_trace_figure(
                 )
                 event_types_drawn.append(event_type)
         axes.set_yticks(range(len(lanes)), list(lanes))
+        for label in axes.get_yticklabels():
+            label.set_parse_math(False)  # agent names are text: "$x$" is not mathtext
         axes.set_ylim(len(lanes) - 0.5, -0.5)
         axes.set_xlabel("t")
         title = f"{view.trace_id}" + (f" ({view.topology})" if view.topology else "")
         if len(shown_set) < len(view.events):
             title += f": first {len(shown_set)} of {len(view.events)} events"
-        axes.set_title(title, loc="left")
+        axes.set_title(title, loc="left", parse_math=False)
 
         def heading(text: str) -> Line2D:
             return Line2D([], [], linestyle="none", label=text)
@@ -172,7 +216,4 @@ def render_trace_figure(
             handles=handles, loc="upper left", bbox_to_anchor=(1.01, 1.0), frameon=False, fontsize=8
         )
         figure.tight_layout()
-        metadata = {"Date": None, "Creator": None} if suffix == ".svg" else {"Software": None}
-        path.parent.mkdir(parents=True, exist_ok=True)
-        figure.savefig(path, format=suffix[1:], metadata=metadata)
-    return path
+    return figure

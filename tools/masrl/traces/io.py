@@ -1,14 +1,20 @@
 """Reading trace files (.json, .jsonl, gzip), walking directories, and mapping over files in parallel.
 
-Files are read as raw bytes per trace (``read_documents``): the validator and metrics decode
-them with msgspec straight into typed objects (see ``validate``). Plain dicts, for everything
-else, come from ``parse_json_bytes``: orjson for ordinary documents; the standard library's C
-parser above ``LARGE_DOCUMENT_BYTES``, because orjson first builds an intermediate document
-that adds two to three times the file size to peak memory. The standard library also reads
-what orjson refuses (NaN, Infinity, numbers beyond float range), so the validator can name
-the JSON path of such a value instead of a byte offset. Garbage collection is paused while
-parsing: a parsed trace is a tree, so there is nothing to collect, and on a million events
-the collector would rescan the growing tree again and again.
+Files are read as raw bytes per trace (``read_documents``), streamed and capped: a trace may
+hold at most ``Limits.max_bytes`` bytes once decompressed (so a small gzip bomb stops at the
+cap instead of filling memory) and ``Limits.max_events`` events; the command line sets both
+with ``--max-trace-bytes`` and ``--max-trace-events``. Only regular files are read (not FIFOs
+or devices). The validator and metrics decode documents with msgspec straight into typed
+objects (see ``validate``); plain dicts, for everything else, come from ``parse_json_bytes``.
+
+Every document also passes the standard library's C parser (``scan_json``), which is strict
+where the fast decoders are lenient: a key repeated in one object is an error (orjson and
+msgspec would silently keep the last value), and so are nesting too deep to read and integers
+of more than 4,300 digits, each reported with its line. It also reads NaN, Infinity and numbers
+beyond float range, which JSON has no place for, so the validator can name the JSON path of
+such a value. Garbage collection is paused while parsing: a parsed trace is a tree, so
+there is nothing to collect, and on a million events the collector would rescan the growing
+tree again and again.
 """
 
 from __future__ import annotations
@@ -17,6 +23,8 @@ import gc
 import gzip
 import json
 import os
+import re
+import stat
 import sys
 import zlib
 from collections.abc import Callable, Iterable, Iterator
@@ -25,12 +33,45 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeVar
 
-import orjson
-
 TRACE_SUFFIXES = (".json", ".jsonl", ".json.gz", ".jsonl.gz")
-LARGE_DOCUMENT_BYTES = 32 * 1024 * 1024
 GZIP_MAGIC = b"\x1f\x8b"
 GZIP_ERRORS = (EOFError, gzip.BadGzipFile, zlib.error)
+DEFAULT_MAX_TRACE_BYTES = 512 * 2**20  # one trace, decompressed: well above a million events
+DEFAULT_MAX_TRACE_EVENTS = 2_000_000
+READ_CHUNK = 2**20
+
+
+@dataclass(frozen=True)
+class Limits:
+    """Caps on one trace: its size in bytes once decompressed, and its number of events (or of
+    source spans, for importers). Above them a trace is refused with a problem naming the
+    command-line option that raises the cap."""
+
+    max_bytes: int = DEFAULT_MAX_TRACE_BYTES
+    max_events: int = DEFAULT_MAX_TRACE_EVENTS
+
+    def too_large(self, line: int | None = None) -> ReadProblem:
+        return ReadProblem(
+            f"trace larger than {format_size(self.max_bytes)} (decompressed); not read",
+            hint=f"raise --max-trace-bytes (now {format_size(self.max_bytes)}) to read it",
+            line=line,
+            code="too_large",
+        )
+
+    def too_many_events(self, count: int, what: str = "events") -> tuple[str, str]:
+        """(message, hint) for a trace of ``count`` events, more than ``max_events``."""
+        return (
+            f"{count} {what}, more than the {self.max_events} allowed",
+            f"raise --max-trace-events (now {self.max_events}) to read it",
+        )
+
+
+def format_size(size: int) -> str:
+    """512M, 1G, 1500: the spelling --max-trace-bytes accepts."""
+    for suffix, unit in (("G", 2**30), ("M", 2**20), ("K", 2**10)):
+        if size >= unit and size % unit == 0:
+            return f"{size // unit}{suffix}"
+    return str(size)
 
 
 @dataclass(frozen=True)
@@ -74,21 +115,128 @@ def gc_paused() -> Iterator[None]:
 
 
 class JsonSyntaxError(Exception):
-    def __init__(self, message: str, line: int | None = None, column: int | None = None):
+    """A document that cannot be read. ``code`` is parse, duplicate_key, too_deep or number."""
+
+    def __init__(
+        self,
+        message: str,
+        line: int | None = None,
+        column: int | None = None,
+        code: str = "parse",
+        hint: str = "",
+    ):
         super().__init__(message)
         self.message, self.line, self.column = message, line, column
+        self.code, self.hint = code, hint
 
 
-def _stdlib_parse(text: str) -> Any:
+class _DuplicateKey(Exception):
+    pass
+
+
+def _checked_object(pairs: list) -> dict:
+    """object_pairs_hook: a dict, unless a key repeats (JSON readers disagree on which wins)."""
+    result = dict(pairs)
+    if len(result) != len(pairs):
+        raise _DuplicateKey
+    return result
+
+
+def _checked_nothing(pairs: list) -> None:
+    """object_pairs_hook for a scan only: the check, no objects kept (memory stays flat)."""
+    if len(pairs) > 1 and len(dict(pairs)) != len(pairs):
+        raise _DuplicateKey
+
+
+# JSON tokens that matter for locating a problem: strings (keys among them) and brackets.
+_TOKEN = re.compile(rb'"(?:[^"\\]|\\.)*"|[{}\[\]:]')
+_LONG_NUMBER = re.compile(rb"[0-9]{4301}")
+MAX_DIGITS = 4300  # Python's limit on converting digit strings to integers
+
+
+def _line_at(raw: bytes, offset: int) -> int:
+    return raw.count(b"\n", 0, offset) + 1
+
+
+def _duplicate_key_at(raw: bytes) -> tuple[str, int]:
+    """(key, line of its second occurrence) of the first key repeated within one object.
+    Called only on a document the parser read, once it found a repeated key."""
+    scopes: list[set | None] = []
+    previous = None
+    for match in _TOKEN.finditer(raw):
+        token = match.group()
+        if token == b"{":
+            scopes.append(set())
+        elif token == b"[":
+            scopes.append(None)
+        elif token in (b"}", b"]"):
+            scopes.pop()
+        elif token == b":":
+            keys = scopes[-1] if scopes else None
+            if previous is not None and keys is not None:
+                key = json.loads(previous.group())
+                if key in keys:
+                    return key, _line_at(raw, previous.start())
+                keys.add(key)
+        previous = match if token[:1] == b'"' else None
+    return "?", 1
+
+
+def _deepest_at(raw: bytes) -> tuple[int, int]:
+    """(depth, line) where arrays and objects nest deepest (first reached)."""
+    depth = deepest = 0
+    offset = 0
+    for match in _TOKEN.finditer(raw):
+        token = match.group()
+        if token in (b"{", b"["):
+            depth += 1
+            if depth > deepest:
+                deepest, offset = depth, match.start()
+        elif token in (b"}", b"]"):
+            depth -= 1
+    return deepest, _line_at(raw, offset)
+
+
+def _stdlib_parse(raw: bytes, text: str, hook) -> Any:
     try:
-        return json.loads(text)
+        return json.loads(text, object_pairs_hook=hook)
     except json.JSONDecodeError as exc:
         raise JsonSyntaxError(exc.msg, exc.lineno, exc.colno) from None
+    except _DuplicateKey:
+        key, line = _duplicate_key_at(raw)
+        raise JsonSyntaxError(
+            f"duplicate key {json.dumps(key, ensure_ascii=False)} in one object",
+            line,
+            code="duplicate_key",
+            hint="JSON readers disagree on which value of a repeated key wins; keep one",
+        ) from None
     except RecursionError:
-        raise JsonSyntaxError("nested too deeply") from None
+        raise too_deep(raw) from None
+    except ValueError as exc:  # integers longer than Python converts
+        match = _LONG_NUMBER.search(raw)
+        if match is None:
+            raise
+        raise JsonSyntaxError(
+            f"a number with more than {MAX_DIGITS} digits",
+            _line_at(raw, match.start()),
+            code="number",
+            hint="numbers in a trace must fit a 64-bit float",
+        ) from exc
+
+
+def too_deep(raw: bytes) -> JsonSyntaxError:
+    depth, line = _deepest_at(raw)
+    return JsonSyntaxError(
+        f"nested too deeply: arrays and objects {depth} levels deep",
+        line,
+        code="too_deep",
+        hint="keep meta and other free-form fields within a few hundred levels",
+    )
 
 
 def _decode_utf8(raw: bytes) -> str:
+    if raw.startswith(b"\xef\xbb\xbf"):
+        raise JsonSyntaxError("starts with a UTF-8 byte-order mark; save the file without it", 1, 1)
     try:
         return raw.decode("utf-8")
     except UnicodeDecodeError as exc:
@@ -97,15 +245,15 @@ def _decode_utf8(raw: bytes) -> str:
 
 
 def parse_json_bytes(raw: bytes) -> Any:
-    """Parse one JSON document; raise JsonSyntaxError with a line and column on failure."""
-    if raw.startswith(b"\xef\xbb\xbf"):
-        raise JsonSyntaxError("starts with a UTF-8 byte-order mark; save the file without it", 1, 1)
-    if len(raw) < LARGE_DOCUMENT_BYTES:
-        try:
-            return orjson.loads(raw)
-        except orjson.JSONDecodeError:
-            pass  # NaN, Infinity or a huge number (the stdlib reads these), or a real syntax error
-    return _stdlib_parse(_decode_utf8(raw))
+    """Parse one JSON document; raise JsonSyntaxError with a line (and column) on failure,
+    repeated keys and too deep nesting included."""
+    return _stdlib_parse(raw, _decode_utf8(raw), _checked_object)
+
+
+def scan_json(raw: bytes) -> None:
+    """Raise JsonSyntaxError where ``parse_json_bytes`` would, without keeping what it reads:
+    the strict check before a lenient fast decoder."""
+    _stdlib_parse(raw, _decode_utf8(raw), _checked_nothing)
 
 
 def is_jsonl(path: Path) -> bool:
@@ -140,6 +288,8 @@ def _empty_problem() -> ReadProblem:
 
 
 def syntax_problem(exc: JsonSyntaxError, jsonl_line: int | None = None) -> ReadProblem:
+    if exc.code != "parse":  # readable JSON that masrl refuses: the message says why
+        return ReadProblem(exc.message, exc.hint, jsonl_line or exc.line, exc.code)
     where = []
     if exc.line is not None and jsonl_line is None:
         where.append(f"line {exc.line}")
@@ -150,28 +300,64 @@ def syntax_problem(exc: JsonSyntaxError, jsonl_line: int | None = None) -> ReadP
     return ReadProblem(f"not valid JSON: {exc.message}{suffix}", hint, jsonl_line or exc.line)
 
 
-def _read_whole_file(path: Path) -> RawDocument:
+def _open(path: Path):
+    """The file for binary reading, decompressed when it is gzip (by content, not by name).
+    Refuses anything but a regular file: a FIFO would hang, a device never end."""
+    handle = open(path, "rb")
     try:
-        raw = path.read_bytes()
-        if raw.startswith(GZIP_MAGIC):  # by content, not by name
-            raw = gzip.decompress(raw)
+        if not stat.S_ISREG(os.fstat(handle.fileno()).st_mode):
+            raise OSError(0, "not a regular file")
+        if handle.read(2) == GZIP_MAGIC:
+            handle.seek(0)
+            return gzip.GzipFile(fileobj=handle, mode="rb")
+        handle.seek(0)
+        return handle
+    except BaseException:
+        handle.close()
+        raise
+
+
+def _read_capped(handle, cap: int) -> bytes:
+    """The whole stream, or ``cap + 1`` bytes of it when it is longer (read a chunk at a time:
+    a decompressing stream never expands past the cap)."""
+    if not isinstance(handle, gzip.GzipFile):
+        size = os.fstat(handle.fileno()).st_size
+        return handle.read() if size <= cap else handle.read(cap + 1)
+    chunks, total = [], 0
+    while total <= cap and (chunk := handle.read(min(READ_CHUNK, cap + 1 - total))):
+        chunks.append(chunk)
+        total += len(chunk)
+    return b"".join(chunks)
+
+
+def _read_whole_file(path: Path, limits: Limits) -> RawDocument:
+    try:
+        with _open(path) as handle:
+            raw = _read_capped(handle, limits.max_bytes)
     except GZIP_ERRORS as exc:  # before OSError: BadGzipFile is one
         return RawDocument(None, problem=_gzip_problem(exc))
     except OSError as exc:
         return RawDocument(None, problem=_io_problem(exc))
+    if len(raw) > limits.max_bytes:
+        return RawDocument(None, problem=limits.too_large())
     if not raw.strip():
         return RawDocument(None, problem=_empty_problem())
     return RawDocument(None, raw)
 
 
-def _read_lines(path: Path) -> Iterator[RawDocument]:
+def _read_lines(path: Path, limits: Limits) -> Iterator[RawDocument]:
     line_number = 0
     documents = 0
     try:
-        opener = gzip.open if is_gzip(path) else open
-        with opener(path, "rb") as handle:
-            for line_number, raw_line in enumerate(handle, start=1):
-                if raw_line.strip():  # blank lines between traces are harmless
+        with _open(path) as handle:
+            while raw_line := handle.readline(limits.max_bytes + 1):
+                line_number += 1
+                if len(raw_line) > limits.max_bytes and not raw_line.endswith(b"\n"):
+                    documents += 1
+                    yield RawDocument(line_number, problem=limits.too_large(line_number))
+                    while (rest := handle.readline(READ_CHUNK)) and not rest.endswith(b"\n"):
+                        pass  # skip the rest of the line, a chunk at a time
+                elif raw_line.strip():  # blank lines between traces are harmless
                     documents += 1
                     yield RawDocument(line_number, raw_line)
     except GZIP_ERRORS as exc:
@@ -184,19 +370,32 @@ def _read_lines(path: Path) -> Iterator[RawDocument]:
         yield RawDocument(None, problem=_empty_problem())
 
 
-def read_documents(path: Path | str) -> Iterator[RawDocument]:
+def read_documents(path: Path | str, limits: Limits = Limits()) -> Iterator[RawDocument]:
     """The raw bytes of every trace in a file: the whole of a .json(.gz), each non-blank line
-    of a .jsonl(.gz). Unreadable files and lines come back as problems, never exceptions."""
+    of a .jsonl(.gz), each at most ``limits.max_bytes`` long. Unreadable files and lines, and
+    traces over the cap, come back as problems, never exceptions."""
     path = Path(path)
     if is_jsonl(path):
-        yield from _read_lines(path)
+        yield from _read_lines(path, limits)
     else:
-        yield _read_whole_file(path)
+        yield _read_whole_file(path, limits)
 
 
-def read_traces(path: Path | str) -> Iterator[TraceRecord]:
-    """Every trace in a file, parsed into plain dicts and lists."""
-    for document in read_documents(path):
+def event_count_problem(data: Any, limits: Limits, line: int | None = None) -> ReadProblem | None:
+    """The problem with a parsed trace holding more events than ``limits`` allow, if it does."""
+    events = data.get("events") if isinstance(data, dict) else None
+    if isinstance(events, list) and len(events) > limits.max_events:
+        message, hint = limits.too_many_events(len(events))
+        return ReadProblem(message, hint, line, "too_many_events")
+    return None
+
+
+def read_traces(
+    path: Path | str, limits: Limits = Limits(), count_events: bool = True
+) -> Iterator[TraceRecord]:
+    """Every trace in a file, parsed into plain dicts and lists. With ``count_events``, a trace
+    with more events than ``limits`` allow comes back as a problem."""
+    for document in read_documents(path, limits):
         if document.problem is not None:
             yield TraceRecord(document.line, problem=document.problem)
             continue
@@ -205,6 +404,10 @@ def read_traces(path: Path | str) -> Iterator[TraceRecord]:
                 data = parse_json_bytes(document.raw)
         except JsonSyntaxError as exc:
             yield TraceRecord(document.line, problem=syntax_problem(exc, document.line))
+            continue
+        problem = event_count_problem(data, limits, document.line) if count_events else None
+        if problem is not None:
+            yield TraceRecord(document.line, problem=problem)
         else:
             yield TraceRecord(document.line, data)
 

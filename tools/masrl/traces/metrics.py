@@ -25,6 +25,7 @@ import json
 import math
 from collections import Counter
 from dataclasses import dataclass, field
+from functools import partial
 from itertools import compress, repeat
 from operator import lt, ne
 from pathlib import Path
@@ -32,7 +33,7 @@ from typing import Any
 
 from .check_graph import NON_DEPENDENCY_EDGE_TYPES
 from .graph import compressed_adjacency, topological_order
-from .io import find_trace_files, gc_paused, map_files, read_documents
+from .io import Limits, find_trace_files, gc_paused, map_files, read_documents
 from .problems import TraceProblem, TraceReport, unreadable
 from .validate import check_document, validate_trace
 from .view import TraceView
@@ -90,6 +91,15 @@ class InvalidTraceError(ValueError):
             f"invalid trace ({report.errors} error(s))"
             + (f"; first: {first.path}: {first.message}" if first else "")
         )
+
+
+class MetricRangeError(ValueError):
+    """A metric of a valid trace falls outside what a 64-bit float holds (say, six seconds of
+    work over a wall clock of 5e-324 s): reported as a problem, never printed as Infinity."""
+
+    def __init__(self, metric: str, path: str, why: str):
+        self.metric, self.path = metric, path
+        super().__init__(f"{metric}: {why} is out of range of a 64-bit float")
 
 
 # ---------------------------------------------------------------------------------------------
@@ -208,6 +218,10 @@ def metrics_from_view(view: TraceView) -> dict[str, Any]:
     observed = None
     if path.weight_basis == "duration_s" and wall_clock:
         observed = path.work / wall_clock
+        if not math.isfinite(observed):
+            raise MetricRangeError(
+                "observed_speedup", "costs.wall_clock_s", "work / costs.wall_clock_s"
+            )
     stops = view.stop_decisions()
     last_stop = stops[-1] if stops else None
     row: dict[str, Any] = {
@@ -250,6 +264,17 @@ def trace_metrics(trace: dict) -> dict[str, Any]:
 # Files and directories
 
 
+def range_problem(error: MetricRangeError, file: str, line: int | None) -> TraceProblem:
+    return TraceProblem(
+        file,
+        error.path,
+        str(error),
+        "check the units and magnitudes of the trace's times and costs",
+        code="out_of_range",
+        line=line,
+    )
+
+
 @dataclass
 class FileMetrics:
     file: str
@@ -258,20 +283,27 @@ class FileMetrics:
     invalid_traces: int = 0
 
 
-def metrics_for_file(path: Path | str) -> FileMetrics:
+def metrics_for_file(path: Path | str, limits: Limits = Limits()) -> FileMetrics:
     """Metrics of every valid trace in a file; the problems of the others."""
     result = FileMetrics(str(path))
-    for document in read_documents(path):
+    for document in read_documents(path, limits):
         if document.problem is not None:
             report, view = unreadable(result.file, document.problem), None
         else:
-            report, view = check_document(document.raw, result.file, document.line)
+            report, view = check_document(
+                document.raw, result.file, document.line, limits=limits
+            )
         if view is None:
             result.invalid_traces += 1
             result.problems.extend(p for p in report.problems if p.severity == "error")
             continue
-        with gc_paused():
-            row = metrics_from_view(view)
+        try:
+            with gc_paused():
+                row = metrics_from_view(view)
+        except MetricRangeError as exc:
+            result.invalid_traces += 1
+            result.problems.append(range_problem(exc, result.file, document.line))
+            continue
         result.rows.append({"file": result.file, "line": document.line, **row})
     return result
 
@@ -299,14 +331,14 @@ class MetricsReport:
         numeric = [c for c in self.columns() if c not in ("file", "line") and _is_numeric(frame[c])]
         statistics = {}
         for column in numeric:
-            values = frame[column].dropna().astype(float)
-            if len(values):
+            values = sorted(frame[column].dropna().astype(float))
+            if values:
                 statistics[column] = {
-                    "count": int(values.count()),
-                    "mean": round(float(values.mean()), DIGITS),
-                    "min": round(float(values.min()), DIGITS),
-                    "median": round(float(values.median()), DIGITS),
-                    "max": round(float(values.max()), DIGITS),
+                    "count": len(values),
+                    "mean": round(_mean(values), DIGITS),
+                    "min": round(values[0], DIGITS),
+                    "median": round(_median(values), DIGITS),
+                    "max": round(values[-1], DIGITS),
                 }
         summary["numeric"] = statistics
         for column in ("topology", "weight_basis", "stop_reason"):
@@ -379,6 +411,20 @@ class MetricsReport:
         return "\n\n".join(parts) if parts else "no valid traces"
 
 
+def _mean(values: list[float]) -> float:
+    """The mean of finite floats, without overflow: each value is divided before summing."""
+    count = len(values)
+    return math.fsum(value / count for value in values)
+
+
+def _median(ordered: list[float]) -> float:
+    """The median of sorted finite floats; halves before adding, so 1e308 and 1e308 give 1e308."""
+    middle = len(ordered) // 2
+    if len(ordered) % 2:
+        return ordered[middle]
+    return ordered[middle - 1] / 2 + ordered[middle] / 2
+
+
 def _is_numeric(series) -> bool:
     values = series.dropna()
     return len(values) > 0 and all(
@@ -422,7 +468,7 @@ def _looks_numeric(cell: str) -> bool:
 
 
 def metrics_for_paths(
-    paths, jobs: int | None = None, progress: bool | None = None
+    paths, jobs: int | None = None, progress: bool | None = None, limits: Limits = Limits()
 ) -> MetricsReport:
     """Metrics of every valid trace in the files and directories (files in parallel)."""
     files, missing = find_trace_files(paths)
@@ -431,7 +477,11 @@ def metrics_for_paths(
         report.problems.append(TraceProblem(str(path), "$", "no such file or directory", code="io"))
         report.invalid_traces += 1
     for file_metrics in map_files(
-        metrics_for_file, files, jobs=jobs, progress=progress, description="metrics"
+        partial(metrics_for_file, limits=limits),
+        files,
+        jobs=jobs,
+        progress=progress,
+        description="metrics",
     ):
         report.rows.extend(file_metrics.rows)
         report.problems.extend(file_metrics.problems)
@@ -443,6 +493,7 @@ __all__ = [
     "COLUMNS",
     "CriticalPath",
     "InvalidTraceError",
+    "MetricRangeError",
     "MetricsReport",
     "SpawnTree",
     "critical_path",

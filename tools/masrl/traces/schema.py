@@ -281,7 +281,12 @@ SEMANTIC_RULES = (
         "an agent that some `spawn` event creates (its `to`) acts only from its first spawn on; "
         "agents never spawned are roots;"
     ),
-    "numbers in `t`, `duration_s`, `costs`, `rewards` and `metrics` are finite (no NaN or Infinity);",
+    (
+        "numbers in `t`, `duration_s`, `costs`, `rewards` and `metrics` are finite (no NaN or "
+        "Infinity) and fit a 64-bit float; `t` and `duration_s` are at most 1e12 seconds "
+        "(about 31,700 years);"
+    ),
+    "no key repeats within one JSON object (readers disagree on which value would win);",
     (
         "warnings: reward channels outside the vocabulary, `costs.messages` or `costs.tool_calls` "
         "differing from the number of `message` or `tool_call` events, a `spawn` without `to`, "

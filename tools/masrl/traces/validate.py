@@ -31,17 +31,21 @@ from .check_graph import (
     check_spawns,
     report_duplicate_ids,
 )
-from .check_schema import check_required_costs, check_top_level
+from .check_schema import check_magnitudes, check_required_costs, check_top_level
 from .decode import decode_typed, typed_trace_decoder
 from .graph import compressed_adjacency, find_cycle, topological_order
 from .io import (
     JsonSyntaxError,
+    Limits,
+    event_count_problem,
     find_trace_files,
     gc_paused,
     map_files,
     parse_json_bytes,
     read_documents,
+    scan_json,
     syntax_problem,
+    too_deep,
 )
 from .problems import (
     DEFAULT_MAX_PROBLEMS,
@@ -60,6 +64,7 @@ def check_semantics(view: TraceView, out: ProblemCollector, edges_ok: bool = Tru
     ids_unique = len(view.time_of) == len(view.events)
     if not ids_unique:
         report_duplicate_ids(view.ids, out)
+    check_magnitudes(view, out)
     check_spawns(view, out)
     warn_on_counts(view, out)
     warn_on_reward_names(view.rewards, out)
@@ -95,8 +100,12 @@ def validate_trace(
     file: str = "<trace>",
     line: int | None = None,
     max_problems: int = DEFAULT_MAX_PROBLEMS,
+    limits: Limits = Limits(),
 ) -> TraceReport:
     """Check one parsed trace (dicts and lists, as from ``json.load``): schema and semantics."""
+    too_many = event_count_problem(trace, limits, line)
+    if too_many is not None:
+        return unreadable(file, too_many)
     out = ProblemCollector(file, line, max_problems)
     with gc_paused():  # the checks make many short-lived lists; the trace itself is a tree
         _check_dict(trace, out)
@@ -108,25 +117,36 @@ def check_document(
     file: str = "<trace>",
     line: int | None = None,
     max_problems: int = DEFAULT_MAX_PROBLEMS,
+    limits: Limits = Limits(),
 ) -> tuple[TraceReport, TraceView | None]:
     """Check one trace given as JSON bytes; also return its view (for metrics) when valid.
 
-    Typed decoding first: when it succeeds the structure is right and only the semantic rules
-    remain. When it fails, the trace is parsed into dicts and checked item by item, so that
-    every problem is reported with its JSON path.
+    The strict scan first (repeated keys, nesting, endless numbers: see ``io``). Then typed
+    decoding: when it succeeds the structure is right and only the semantic rules remain. When
+    it fails, the trace is parsed into dicts and checked item by item, so that every problem is
+    reported with its JSON path.
     """
     out = ProblemCollector(file, line, max_problems)
-    typed = decode_typed(raw)
+    try:
+        with gc_paused():
+            scan_json(raw)
+            typed = decode_typed(raw)
+            data = parse_json_bytes(raw) if typed is None else None
+    except JsonSyntaxError as exc:
+        return unreadable(file, syntax_problem(exc, line)), None
+    except RecursionError:  # the typed decoder's nesting limit can be lower than the scan's
+        return unreadable(file, syntax_problem(too_deep(raw), line)), None
+    too_many = event_count_problem(
+        {"events": typed.events} if typed is not None else data, limits, line
+    )
+    if too_many is not None:
+        return unreadable(file, too_many), None
     with gc_paused():
         if typed is not None:
             check_required_costs(typed.costs, out)
             view = TraceView.from_typed(typed)
             check_semantics(view, out)
         else:
-            try:
-                data = parse_json_bytes(raw)
-            except JsonSyntaxError as exc:
-                return unreadable(file, syntax_problem(exc, line)), None
             view = _check_dict(data, out)
     report = out.report()
     return report, (view if report.ok else None)
@@ -137,9 +157,10 @@ def validate_document(
     file: str = "<trace>",
     line: int | None = None,
     max_problems: int = DEFAULT_MAX_PROBLEMS,
+    limits: Limits = Limits(),
 ) -> TraceReport:
     """Check one trace given as JSON bytes."""
-    return check_document(raw, file, line, max_problems)[0]
+    return check_document(raw, file, line, max_problems, limits)[0]
 
 
 @dataclass
@@ -159,14 +180,18 @@ class FileReport:
         self.problems.extend(verdict.problems)
 
 
-def validate_file(path: Path | str, max_problems: int = DEFAULT_MAX_PROBLEMS) -> FileReport:
+def validate_file(
+    path: Path | str, max_problems: int = DEFAULT_MAX_PROBLEMS, limits: Limits = Limits()
+) -> FileReport:
     """Every trace in one .json/.jsonl(.gz) file."""
     report = FileReport(str(path))
-    for document in read_documents(path):
+    for document in read_documents(path, limits):
         if document.problem is not None:
             report.add(unreadable(report.file, document.problem))
         else:
-            report.add(validate_document(document.raw, report.file, document.line, max_problems))
+            report.add(
+                validate_document(document.raw, report.file, document.line, max_problems, limits)
+            )
     return report
 
 
@@ -217,6 +242,7 @@ def validate_paths(
     jobs: int | None = None,
     progress: bool | None = None,
     max_problems: int = DEFAULT_MAX_PROBLEMS,
+    limits: Limits = Limits(),
 ) -> ValidationReport:
     """Validate files and directories (recursively; files in parallel worker processes)."""
     files, missing = find_trace_files(paths)
@@ -240,7 +266,7 @@ def validate_paths(
             )
         )
         report.warnings += 1
-    worker = partial(validate_file, max_problems=max_problems)
+    worker = partial(validate_file, max_problems=max_problems, limits=limits)
     for file_report in map_files(
         worker, files, jobs=jobs, progress=progress, description="validate"
     ):

@@ -19,7 +19,8 @@ import re
 from pathlib import Path
 from typing import Any
 
-from ._source import json_documents, number, require
+from ..io import Limits
+from ._source import check_span_count, json_documents, number, require
 from .otel_genai import KIND_OF_OPERATION
 from .span_tree import (
     AGENT,
@@ -35,22 +36,22 @@ from .span_tree import (
 )
 
 SYSTEM = "agent-lightning"
-REWARD_ATTRIBUTE = re.compile(r"^agentlightning\.reward\.(\d+)\.(name|value)$")
+REWARD_ATTRIBUTE = re.compile(r"^agentlightning\.reward\.(\d{1,9})\.(name|value)$")
 LEGACY_REWARD_SPANS = ("agentlightning.annotation", "agentlightning.reward")
 
 
-def _spans(path: Path):
-    for line, document in json_documents(path):
+def _spans(path: Path, limits: Limits):
+    for line, document in json_documents(path, limits):
         if isinstance(document, dict) and isinstance(document.get("spans"), list):
             document = document["spans"]
         for span in document if isinstance(document, list) else [document]:
             yield line, span
 
 
-def import_file(path: Path) -> tuple[list[dict], ImportSummary]:
+def import_file(path: Path, limits: Limits = Limits()) -> tuple[list[dict], ImportSummary]:
     attempts: dict[tuple[str, str], list[SourceSpan]] = {}
     trace_ids: dict[tuple[str, str], set] = {}
-    for order, (line, raw) in enumerate(_spans(path)):
+    for order, (line, raw) in enumerate(_spans(path, limits)):
         require(
             isinstance(raw, dict),
             "a span must be an object",
@@ -75,6 +76,7 @@ def import_file(path: Path) -> tuple[list[dict], ImportSummary]:
     traces, summary = [], ImportSummary()
     for rollout_id, attempt_id in sorted(attempts):
         key = (rollout_id, attempt_id)
+        check_span_count(len(attempts[key]), f"attempt {rollout_id}/{attempt_id}", limits, path)
         trace, one = build_trace(
             attempts[key],
             trace_id=f"{rollout_id}/{attempt_id}",
@@ -100,13 +102,13 @@ def rewards_of(name: str, attributes: dict[str, Any]) -> list[tuple[str, float]]
         if match:
             dimensions.setdefault(int(match.group(1)), {})[match.group(2)] = value
     found = [
-        (str(d.get("name") or f"dimension_{i}"), float(d["value"]))
+        (str(d.get("name") or f"dimension_{i}"), float(number(d["value"])))
         for i, d in sorted(dimensions.items())
         if isinstance(d.get("value"), (int, float)) and not isinstance(d.get("value"), bool)
     ]
     legacy = attributes.get("reward")
     if not found and name in LEGACY_REWARD_SPANS and isinstance(legacy, (int, float)):
-        found = [("primary", float(legacy))]
+        found = [("primary", float(number(legacy)))]
     return found
 
 

@@ -29,7 +29,8 @@ from pathlib import Path
 from typing import Any
 
 from ..schema import SCHEMA_VERSION
-from ._source import iso_seconds, json_documents, number, require
+from ..io import Limits
+from ._source import check_span_count, iso_seconds, json_documents, number, require
 from .span_tree import UNMAPPED_EVENT_TYPE, ImportSummary
 
 SYSTEM = "autogen-agentchat"
@@ -46,9 +47,9 @@ def _is_message(document: Any) -> bool:
     return isinstance(document, dict) and "type" in document and "source" in document
 
 
-def _runs(path: Path):
+def _runs(path: Path, limits: Limits):
     """(line, messages, stop_reason) for each run in the file."""
-    documents = list(json_documents(path))
+    documents = list(json_documents(path, limits))
     if documents and all(_is_message(d) for _, d in documents):  # one message a line
         yield documents[0][0], [d for _, d in documents], None
         return
@@ -67,9 +68,10 @@ def _runs(path: Path):
             )
 
 
-def import_file(path: Path) -> tuple[list[dict], ImportSummary]:
+def import_file(path: Path, limits: Limits = Limits()) -> tuple[list[dict], ImportSummary]:
     traces, summary = [], ImportSummary()
-    for line, messages, stop_reason in _runs(path):
+    for line, messages, stop_reason in _runs(path, limits):
+        check_span_count(len(messages), "AutoGen run", limits, path, line, "messages")
         trace, one = _trace(messages, stop_reason, path, line)
         traces.append(trace)
         summary.add(one)

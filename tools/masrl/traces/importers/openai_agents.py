@@ -14,7 +14,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from ._source import iso_seconds, json_documents, number, require
+from ..io import Limits
+from ._source import check_span_count, iso_seconds, json_documents, number, require
 from .span_tree import (
     AGENT,
     GENERIC,
@@ -38,8 +39,8 @@ KIND_OF_TYPE = {
 }
 
 
-def _items(path: Path):
-    for line, document in json_documents(path):
+def _items(path: Path, limits: Limits):
+    for line, document in json_documents(path, limits):
         if isinstance(document, dict) and "data" in document:
             document = document["data"]
         if isinstance(document, list):
@@ -49,10 +50,10 @@ def _items(path: Path):
             yield line, document
 
 
-def import_file(path: Path) -> tuple[list[dict], ImportSummary]:
+def import_file(path: Path, limits: Limits = Limits()) -> tuple[list[dict], ImportSummary]:
     workflows: dict[str, dict] = {}
     spans_by_trace: dict[str, list[SourceSpan]] = {}
-    for order, (line, item) in enumerate(_items(path)):
+    for order, (line, item) in enumerate(_items(path, limits)):
         require(
             isinstance(item, dict) and item.get("object") in ("trace", "trace.span"),
             "not an OpenAI Agents SDK trace item (object must be trace or trace.span)",
@@ -76,6 +77,7 @@ def import_file(path: Path) -> tuple[list[dict], ImportSummary]:
     )
     traces, summary = [], ImportSummary()
     for trace_id in sorted(spans_by_trace):
+        check_span_count(len(spans_by_trace[trace_id]), f"trace {trace_id}", limits, path)
         workflow = workflows.get(trace_id, {})
         meta = {k: workflow[k] for k in ("workflow_name", "metadata") if workflow.get(k)}
         trace, one = build_trace(
@@ -127,8 +129,15 @@ def _span(item: dict, path: Path, line: int | None) -> SourceSpan:
         start=start,
         end=max(start, end),
         name=str(data.get("name") or ""),
-        handoff_from=data.get("from_agent"),
-        handoff_to=data.get("to_agent"),
+        handoff_from=_agent_name(data.get("from_agent")),
+        handoff_to=_agent_name(data.get("to_agent")),
         tokens=number(usage.get("input_tokens")) + number(usage.get("output_tokens")),
         extra=extra,
     )
+
+
+def _agent_name(value: Any) -> str | None:
+    """A hand-off's agent: a name (older SDKs wrote {"name": ...})."""
+    if isinstance(value, dict):
+        value = value.get("name")
+    return str(value) if value not in (None, "") else None

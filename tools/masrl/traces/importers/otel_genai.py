@@ -18,7 +18,8 @@ from pathlib import Path
 from typing import Any
 
 from ...errors import InputError
-from ._source import json_documents, number, require
+from ..io import Limits
+from ._source import check_span_count, json_documents, number, require
 from .span_tree import (
     AGENT,
     CREATE_AGENT,
@@ -47,11 +48,11 @@ KIND_OF_OPERATION = {
 NO_OPERATION = "no_gen_ai_operation"
 
 
-def import_file(path: Path) -> tuple[list[dict], ImportSummary]:
+def import_file(path: Path, limits: Limits = Limits()) -> tuple[list[dict], ImportSummary]:
     if path.name.lower().endswith(PROTOBUF_SUFFIXES):
-        requests = [(None, _request_from_protobuf(path))]
+        requests = [(None, _request_from_protobuf(path, limits))]
     else:
-        requests = list(json_documents(path))
+        requests = list(json_documents(path, limits))
     spans_by_trace: dict[str, list[SourceSpan]] = {}
     conversation: dict[str, str] = {}
     order = 0
@@ -71,6 +72,7 @@ def import_file(path: Path) -> tuple[list[dict], ImportSummary]:
     )
     traces, summary = [], ImportSummary()
     for trace_id in sorted(spans_by_trace):
+        check_span_count(len(spans_by_trace[trace_id]), f"trace {trace_id}", limits, path)
         trace, one = build_trace(
             spans_by_trace[trace_id],
             trace_id=trace_id,
@@ -93,9 +95,9 @@ def _spans_of(request: Any, path: Path, line: int | None):
     )
     for resource in request["resourceSpans"]:
         require(isinstance(resource, dict), "resourceSpans holds a non-object", path, line)
-        for scope in (
-            resource.get("scopeSpans") or resource.get("instrumentationLibrarySpans") or []
-        ):
+        scopes = resource.get("scopeSpans") or resource.get("instrumentationLibrarySpans") or []
+        require(isinstance(scopes, list), "scopeSpans must be a list", path, line)
+        for scope in scopes:
             require(
                 isinstance(scope, dict) and isinstance(scope.get("spans", []), list),
                 "scopeSpans entry without a spans list",
@@ -116,7 +118,9 @@ def _span(raw: Any, path: Path, line: int | None) -> tuple[str, SourceSpan, str 
             line,
             "every OTLP span has traceId, spanId and startTimeUnixNano",
         )
-    attributes = attribute_dict(raw.get("attributes") or [])
+    attributes = raw.get("attributes") or []
+    require(isinstance(attributes, list), "span attributes must be a list", path, line)
+    attributes = attribute_dict(attributes)
     operation = attributes.get("gen_ai.operation.name")
     kind = KIND_OF_OPERATION.get(operation, GENERIC)
     start = number(raw["startTimeUnixNano"]) / 1e9
@@ -184,19 +188,27 @@ def _any_value(value: dict) -> Any:
         if key in value:
             return value[key]
     if "intValue" in value:
-        return int(value["intValue"])  # a string in OTLP JSON
+        try:
+            return int(value["intValue"])  # a string in OTLP JSON
+        except (TypeError, ValueError):
+            return value["intValue"]  # not an integer: kept as written
     if "arrayValue" in value:
-        return [_any_value(v) for v in value["arrayValue"].get("values", [])]
+        return [_any_value(v) for v in _values(value["arrayValue"])]
     if "kvlistValue" in value:
-        return attribute_dict(value["kvlistValue"].get("values", []))
+        return attribute_dict(_values(value["kvlistValue"]))
     return None
+
+
+def _values(container: Any) -> list:
+    values = container.get("values", []) if isinstance(container, dict) else []
+    return values if isinstance(values, list) else []
 
 
 # ---------------------------------------------------------------------------------------------
 # Protobuf: decoded with opentelemetry-proto into the shape of OTLP JSON
 
 
-def _request_from_protobuf(path: Path) -> dict:
+def _request_from_protobuf(path: Path, limits: Limits) -> dict:
     try:
         from google.protobuf.message import DecodeError
         from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import (
@@ -208,14 +220,13 @@ def _request_from_protobuf(path: Path) -> dict:
             path=path,
             hint="pip install 'masrl[otel]', or export OTLP JSON instead",
         ) from None
-    import gzip
+    from ..io import read_documents
 
-    try:
-        raw = path.read_bytes()
-        if raw[:2] == b"\x1f\x8b":
-            raw = gzip.decompress(raw)
-    except OSError as exc:
-        raise InputError(f"cannot read file: {exc.strerror or exc}", path=path) from None
+    [document] = read_documents(path, limits)  # capped, and decompressed when gzip
+    if document.problem is not None:
+        problem = document.problem
+        raise InputError(problem.message, path=path, hint=problem.hint or None)
+    raw = document.raw
     request = ExportTraceServiceRequest()
     try:
         request.ParseFromString(raw)

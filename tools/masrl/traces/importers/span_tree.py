@@ -23,6 +23,7 @@ Every event keeps the source span id (``source_span_id``) and kind (``source_kin
 
 from __future__ import annotations
 
+import math
 from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
@@ -116,6 +117,11 @@ class ImportSummary:
 
 
 def _round(value: float) -> float:
+    if not math.isfinite(value):  # times far apart, or counts summed beyond float range
+        raise InputError(
+            "times or token counts beyond the range of a 64-bit float",
+            hint="times are seconds (or nanoseconds in OTLP); counts must be finite",
+        )
     value = round(value, DIGITS)
     return int(value) if value.is_integer() else value
 
