@@ -111,8 +111,9 @@ def make_hostile_project(root: Path, url: str = "javascript:window.__pwned=1") -
         HOSTILE_KEY,
         title=HOSTILE_TITLE,
         authors=['<b onmouseover="window.__pwned=1">Evil</b>, {{ config.site_name }}', "*Star*, `Tick`"],
-        affiliation="[aff](javascript:window.__pwned=1) {: onclick=window.__pwned=1 }",
-        venue="<i>Venue</i> :smile: |pipe|",
+        # venues are a vocabulary (validate refuses others), so the venue's old hostile string
+        # travels in the affiliation, a free-text field the entry page shows
+        affiliation="[aff](javascript:window.__pwned=1) {: onclick=window.__pwned=1 } <i>Venue</i> :smile: |pipe|",
         summary=f"{HOSTILE_TITLE} {{: .evil onclick=window.__pwned=1 }}",
         notes="# Not a heading\n\n<iframe src=javascript:window.__pwned=1></iframe>\n--8<-- /etc/passwd",
         urls=[url],
@@ -403,6 +404,25 @@ def test_chips_name_their_axis_and_no_label_repeats_in_a_row(real_site):
     assert "Debate (reward type)" in page or "Debate (reward types)" in page or "(topology)" in page
 
 
+def test_every_chip_is_described_for_screen_readers_by_an_element_of_its_page(real_site):
+    """aria-describedby of each chip names one element of the same page that holds the chip's
+    axis and definition (the hover text is CSS, which assistive technology does not read)."""
+    pages = [real_site.folder / "papers" / "index.html", real_site.folder / "entries" / "halo" / "index.html",
+             real_site.folder / "gaps" / "index.html"]
+    for path in pages:
+        html_text = path.read_text(encoding="utf-8")
+        chips = re.findall(r'<a class="masrl-chip[^"]*"[^>]*>', html_text)
+        assert chips, path
+        tips = dict(re.findall(r'<span id="(masrl-tip-[^"]+)">([^<]*)</span>', html_text))
+        assert '<div class="masrl-tips" hidden>' in html_text
+        for tag in chips:
+            described = re.search(r'aria-describedby="([^"]+)"', tag)
+            assert described and described.group(1) in tips, (path.name, tag)
+            assert html.unescape(re.search(r'data-tip="([^"]*)"', tag).group(1)) == html.unescape(tips[described.group(1)])
+    halo = (real_site.folder / "entries" / "halo" / "index.html").read_text(encoding="utf-8")
+    assert "Topology: A lead agent delegates to sub-agents" in halo
+
+
 def test_figures_keep_text_as_text_and_say_what_they_show(real_site):
     svg = (real_site.folder / "figures" / "entries-per-year.svg").read_text(encoding="utf-8")
     assert "<text" in svg
@@ -591,16 +611,38 @@ def test_hostile_site_builds_and_renders_hostile_strings_as_text(hostile_site):
 
 
 def test_site_build_command_builds_a_small_corpus(mini_project, tmp_path):
+    """The site's address (sitemap) and the repository (edit links) come from CITATION.cff."""
+    (mini_project.root / "CITATION.cff").write_text(
+        "cff-version: 1.2.0\ntitle: t\nurl: https://example.org/survey\nrepository-code: https://git.example.org/team/corpus/\n",
+        encoding="utf-8")
     output = tmp_path / "out"
     result = CliRunner().invoke(main, ["site", "build", "--root", str(mini_project.root), "--output", str(output),
                                        "--docs-dir", str(tmp_path / "src")])
     assert result.exit_code == 0, result.output
     assert "site:" in result.output
-    assert (output / "entries" / "alpha2025" / "index.html").is_file()
+    entry = (output / "entries" / "alpha2025" / "index.html").read_text(encoding="utf-8")
+    assert 'href="https://git.example.org/team/corpus/edit/main/corpus/alpha2025.yaml"' in entry
+    sitemap = (output / "sitemap.xml").read_text(encoding="utf-8")
+    assert "<loc>https://example.org/survey/entries/alpha2025/</loc>" in sitemap
+    assert "<loc>https://example.org/survey/</loc>" in sitemap
     # a second build into the same folders is allowed: they carry our marks
     again = CliRunner().invoke(main, ["site", "build", "--root", str(mini_project.root), "--output", str(output),
                                       "--docs-dir", str(tmp_path / "src")])
     assert again.exit_code == 0, again.output
+
+
+def test_project_addresses_come_from_citation_cff_and_must_be_web_addresses(tmp_path):
+    from masrl.render.site.citation import project_addresses
+
+    (tmp_path / "CITATION.cff").write_text("url: https://example.org/x\nrepository-code: https://example.org/r/\n",
+                                            encoding="utf-8")
+    addresses = project_addresses(tmp_path)
+    assert (addresses.site_url, addresses.repository) == ("https://example.org/x/", "https://example.org/r")
+    (tmp_path / "CITATION.cff").write_text("url: javascript:alert(1)\n", encoding="utf-8")
+    with pytest.raises(SiteError, match="CITATION.cff: url 'javascript:alert\\(1\\)' is not an http"):
+        project_addresses(tmp_path)
+    real = project_addresses(REPO_ROOT)
+    assert real.site_url and real.repository  # the checkout says where it is published
 
 
 def test_site_build_refuses_to_wipe_a_folder_it_did_not_write(mini_project, tmp_path):

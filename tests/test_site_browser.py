@@ -180,12 +180,26 @@ def test_entry_bibtex_block_has_a_copy_button(watched):
 
 
 def test_search_finds_the_puppeteer_entry(watched):
+    """The search index is requested only once the reader opens search, and then search works."""
+    index_requests = []
+    watched.page.on("request", lambda r: index_requests.append(r.url) if "search_index" in r.url else None)
     page = watched.goto("")
+    page.wait_for_timeout(500)  # the bundle has started (and, before, fetched the index at once)
+    assert index_requests == []
     page.locator("input.md-search__input").click()
     page.keyboard.type("puppeteer")
     result = page.locator('.md-search-result__item a[href*="entries/puppeteer/"]').first
     result.wait_for(state="visible")
     assert "Evolving Orchestration" in result.inner_text()
+    assert len(index_requests) == 1 and index_requests[0].endswith("search/search_index.json")
+
+
+def test_the_search_shortcut_key_loads_the_index_and_finds_entries(watched):
+    page = watched.goto("statistics/")
+    with page.expect_request(lambda r: r.url.endswith("search/search_index.json")):
+        page.keyboard.press("/")
+    page.keyboard.type("puppeteer")
+    page.locator('.md-search-result__item a[href*="entries/puppeteer/"]').first.wait_for(state="visible")
 
 
 def test_choosing_message_credit_leaves_the_two_message_level_entries_and_survives_reload(watched):
@@ -409,3 +423,24 @@ def test_palette_toggle_switches_between_light_and_dark(watched):
     before = page.evaluate("document.body.getAttribute('data-md-color-scheme')")
     page.locator("form[data-md-component=palette] label:visible").first.click()
     page.wait_for_function(f"document.body.getAttribute('data-md-color-scheme') !== '{before}'")
+
+
+def test_a_chip_tells_screen_readers_its_axis_and_definition(watched):
+    """Chromium's accessibility tree (what a screen reader reads) gives a chip its label as name
+    and its axis and definition as description, on a generated page and in the scripted table."""
+    for path, selector in (("entries/halo/", "a.masrl-chip--topology"),
+                           ("table/", "#masrl-table-body a.masrl-chip--topology")):
+        page = watched.goto(path)
+        if path == "table/":
+            table_ready(page)
+        chip = page.locator(selector).first
+        chip.focus()
+        session = page.context.new_cdp_session(page)
+        active = session.send("Runtime.evaluate", {"expression": "document.activeElement"})["result"]["objectId"]
+        backend = session.send("DOM.describeNode", {"objectId": active})["node"]["backendNodeId"]
+        nodes = session.send("Accessibility.getPartialAXTree", {"backendNodeId": backend, "fetchRelatives": False})["nodes"]
+        link = next(n for n in nodes if n.get("role", {}).get("value") == "link")
+        assert link["name"]["value"] == chip.inner_text().strip(), (path, link)
+        assert link["description"]["value"].startswith("Topology"), (path, link)
+        assert len(link["description"]["value"]) > len("Topology: "), (path, link)
+        session.detach()

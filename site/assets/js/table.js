@@ -145,10 +145,31 @@
 
   /* ---------------------------------------------------------------- rendering */
 
+  // Screen readers get a chip's axis and definition as its description: one hidden element per
+  // (axis, value), created the first time a chip needs it, named by the chip's aria-describedby.
+  var tipHolder = null;
+  function tipId(field, tip, value) {
+    var id = ("masrl-tip-" + field + "-" + value).toLowerCase().replace(/[^a-z0-9_-]/g, "-");
+    if (!document.getElementById(id)) {
+      if (!tipHolder || !tipHolder.isConnected) {
+        tipHolder = el("div", "masrl-tips");
+        tipHolder.hidden = true;
+        document.body.appendChild(tipHolder);
+      }
+      var span = el("span", null, tip);
+      span.id = id;
+      tipHolder.appendChild(span);
+    }
+    return id;
+  }
+
   function chip(root, field, value, names) {
     var link = el("a", "masrl-chip masrl-chip--" + field, names.short || names.label || value);
     // Axis and definition on hover and focus (CSS shows data-tip); the short id's label first.
-    if (names.tip) link.dataset.tip = (names.short ? names.label + ". " : "") + names.tip;
+    if (names.tip) {
+      link.dataset.tip = (names.short ? names.label + ". " : "") + names.tip;
+      link.setAttribute("aria-describedby", tipId(field, link.dataset.tip, value));
+    }
     link.href = new URL("browse/" + field + "/#" + anchorOf(value), root).href;
     return link;
   }

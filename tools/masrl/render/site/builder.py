@@ -27,6 +27,7 @@ from masrl.check.validate import load_corpus
 from masrl.files import write_if_changed
 from masrl.model.project import Corpus, Project
 from masrl.render.site.browse import browse_pages
+from masrl.render.site.citation import project_addresses
 from masrl.render.site.context import CHECKOUT_ROOT, SiteContext
 from masrl.render.site.downloads import download_files
 from masrl.render.site.entries import entry_pages
@@ -134,23 +135,9 @@ def hand_written_files(source: Path, ctx: SiteContext) -> dict[str, bytes]:
     return files
 
 
-def site_settings(source: Path) -> dict:
-    """`extra.masrl` of site/mkdocs.yml: settings the generator needs (the repository URL)."""
-    import yaml
-
-    try:
-        config = yaml.safe_load((source / "mkdocs.yml").read_text(encoding="utf-8")) or {}
-    except (OSError, yaml.YAMLError) as exc:
-        raise SiteError(f"{source / 'mkdocs.yml'}: cannot be read ({exc}); fix the file") from exc
-    extra = config.get("extra") if isinstance(config, dict) else None
-    settings = extra.get("masrl") if isinstance(extra, dict) else None
-    return settings if isinstance(settings, dict) else {}
-
-
 def generate_docs(corpus: Corpus, source: Path) -> dict[str, bytes]:
     """The whole docs folder as {relative path: content}; raises SiteError on a clash."""
-    repository = site_settings(source).get("repository")
-    ctx = SiteContext(corpus, repository=str(repository).rstrip("/") if repository else None)
+    ctx = SiteContext(corpus, repository=project_addresses(corpus.project.root).repository)
     generated = {path: text.encode("utf-8") for path, text in generated_pages(ctx).items()}
     generated.update(generated_files(ctx))
     ctx.generated_paths = frozenset(generated)  # hand-written pages link to optional pages that exist
@@ -159,6 +146,8 @@ def generate_docs(corpus: Corpus, source: Path) -> dict[str, bytes]:
     if clashes:
         raise SiteError(f"site/docs/ holds files that the generator writes: {', '.join(clashes)}")
     files.update(generated)
+    for path in (p for p in ctx.pages_with_tips() if p in files):  # the chips' descriptions, once per page
+        files[path] = files[path].rstrip(b"\n") + b"\n\n" + ctx.tips_html(path).encode("utf-8") + b"\n"
     return dict(sorted(files.items()))
 
 
@@ -282,7 +271,8 @@ def build_site(
     corpus = load_corpus(project)
     files = generate_docs(corpus, paths.source)
     sync_tree(files, paths.staging)
-    warnings = run_mkdocs(paths, strict, site_url)
+    # The published address comes from CITATION.cff (url) unless --site-url asks for another.
+    warnings = run_mkdocs(paths, strict, site_url or project_addresses(project.root).site_url)
     pages = sum(1 for rel in files if rel.endswith(".md"))
     return SiteBuild(paths, pages, len(files), time.perf_counter() - start, warnings)
 

@@ -75,6 +75,7 @@ class SiteContext:
         self.stats = corpus_stats.compute_stats(self.corpus)
         self._groups: dict[str, dict[str, list[str]]] = {}
         self._labels: dict[tuple[str, str], str] = {}
+        self._tips: dict[str, dict[str, str]] = {}  # page -> {tip id: what its chips say on hover}
 
     @property
     def taxonomy(self):
@@ -163,10 +164,9 @@ class SiteContext:
         return f"[{label}]({relative_link(from_page, entry_page(key))})"
 
     def chip(self, from_page: str, field_name: str, value: str) -> str:
-        """A tag chip linking to the value's section of the browse page of its axis."""
-        label = md_text(self.value_label(field_name, value))
-        target = relative_link(from_page, browse_page(field_name), value_anchor(value))
-        return f"[{label}]({target}){{ .masrl-chip .masrl-chip--{field_name} }}"
+        """A tag chip inside Markdown (a table cell, a list): the chip of chip_html, its text
+        escaped so that Markdown reads none of it."""
+        return self.chip_html(from_page, field_name, value, escape=md_text)
 
     # The same, as raw HTML (for long listings: Markdown would spend most of a large build on them).
 
@@ -180,12 +180,30 @@ class SiteContext:
         definition = self.value_definition(field_name, value)
         return f"{self.field_label(field_name)}: {definition}" if definition else self.field_label(field_name)
 
-    def chip_html(self, from_page: str, field_name: str, value: str, qualified: bool = False) -> str:
+    def chip_html(self, from_page: str, field_name: str, value: str, qualified: bool = False, escape=html_text) -> str:
+        """A tag chip linking to the value's section of the browse page of its axis. Its axis and
+        definition show on hover and focus (data-tip, drawn by CSS) and reach screen readers as
+        its description (aria-describedby names a hidden element of the page: see tips_html)."""
         href = html_attr(html_href(from_page, browse_page(field_name), value_anchor(value)))
         label = self.value_label(field_name, value)
-        label = html_text(f"{label} ({self.field_label(field_name).lower()})" if qualified else label)
-        tip = html_attr(self.chip_tip(field_name, value))
-        return f'<a class="masrl-chip masrl-chip--{field_name}" href="{href}" data-tip="{tip}">{label}</a>'
+        label = escape(f"{label} ({self.field_label(field_name).lower()})" if qualified else label)
+        tip_text = self.chip_tip(field_name, value)
+        tip_id = anchor_id("masrl-tip", field_name, value)
+        self._tips.setdefault(from_page, {})[tip_id] = tip_text
+        return (f'<a class="masrl-chip masrl-chip--{field_name}" href="{href}" data-tip="{escape(tip_text)}" '
+                f'aria-describedby="{tip_id}">{label}</a>')
+
+    def pages_with_tips(self) -> list[str]:
+        return sorted(self._tips)
+
+    def tips_html(self, page: str) -> str:
+        """The descriptions the chips of a page point to, once each, hidden from sight (a
+        description may live in hidden content); empty for a page without chips."""
+        tips = self._tips.get(page)
+        if not tips:
+            return ""
+        spans = "".join(f'<span id="{tip_id}">{html_text(text)}</span>' for tip_id, text in sorted(tips.items()))
+        return f'<div class="masrl-tips" hidden>{spans}</div>'
 
     @property
     def tag_fields(self) -> tuple[str, ...]:

@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
+from masrl.render.site.citation import citation_file
 from masrl.render.site.context import (
     CHECKOUT_ROOT,
     SiteContext,
@@ -136,18 +137,8 @@ def contributing_guide(ctx: SiteContext, page: str) -> str:
 
 
 def _preferred_citation(ctx: SiteContext) -> dict | None:
-    import yaml
-
-    for root in (ctx.corpus.project.root, CHECKOUT_ROOT):
-        path = root / "CITATION.cff"
-        if path.is_file():
-            try:
-                data = yaml.safe_load(path.read_text(encoding="utf-8"))
-            except yaml.YAMLError as exc:
-                raise SiteError(f"{path}: not valid YAML ({exc}); fix CITATION.cff") from exc
-            cited = data.get("preferred-citation") if isinstance(data, dict) else None
-            return cited if isinstance(cited, dict) else None
-    return None
+    cited = citation_file(ctx.corpus.project.root).get("preferred-citation")
+    return cited if isinstance(cited, dict) else None
 
 
 def _bib_value(value: object) -> str:
