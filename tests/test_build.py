@@ -90,7 +90,7 @@ def test_corpus_strings_cannot_inject_links_or_html(mini_project):
     write_entry(mini_project.root, entry_data(
         "evil2025", title="Click [here](https://evil.example) <script>alert(1)</script>",
         summary="A *bold* claim with `code` and <img src=x onerror=alert(1)> inside.",
-        venue="Venue_[x](y)", urls=["https://example.org/a_(b)"],  # "<" in a link is refused by validate
+        urls=["https://example.org/a_(b)"],  # "<" in a link is refused by validate (venues are a vocabulary)
     ))
     text = paper_list(load_corpus(mini_project))
     assert "<script>" not in text and "<img" not in text

@@ -57,7 +57,7 @@ def test_the_weekly_script_commits_the_new_queue_and_writes_the_pull_request_bod
     assert git(checkout, "rev-parse", "--abbrev-ref", "HEAD").strip() == "masrl/discover"
     files = git(checkout, "show", "--name-only", "--format=", "HEAD").split()
     assert "screening/queue/2606.01003.yaml" in files and "screening/rounds.yaml" in files
-    assert "corpus/magrpo.yaml" in files and entry.read_text(encoding="utf-8") == recorded  # v7, nothing else changed
+    assert "corpus/magrpo.yaml" in files and entry.read_text(encoding="utf-8") == recorded, first.stdout  # v7, nothing else changed
     assert "### Metadata updates from arXiv" in first.stdout and "- `corpus/magrpo.yaml`" in first.stdout
     assert "corpus/magrpo.yaml:38: new arXiv version v7 of 2508.04652" in first.stdout
     # verify-metadata asked arXiv for the corpus's ids in the same job
