@@ -96,7 +96,10 @@ def entries(draw):
         authors_complete=draw(st.booleans()),
         affiliation=draw(st.none() | _text),
         year=draw(st.integers(1990, 2026)),
-        venue=draw(_text),
+        # a venue is one label of the venue vocabulary, optionally with its year (validate refuses
+        # other spellings, and the importers turn aliases into the label)
+        venue=draw(st.sampled_from([v.label for v in TAXONOMY["venues"].values]))
+        + draw(st.just("") | st.integers(1990, 2026).map(lambda year: f" {year}")),
         identifiers={"arxiv": draw(st.none() | st.just("2508.04652")),
                      "doi": draw(st.none() | st.just("10.1234/a;b(c)=d")),
                      "openreview": draw(st.none() | st.just("ur295YVtmt"))},
