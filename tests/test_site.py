@@ -423,6 +423,23 @@ def test_every_chip_is_described_for_screen_readers_by_an_element_of_its_page(re
     assert "Topology: A lead agent delegates to sub-agents" in halo
 
 
+def test_each_example_trace_opens_in_perfetto_from_the_traces_page(real_site):
+    """Every example ships as a trace-event file beside its figure; the page links the file and,
+    the site being published over https, opens it in the Perfetto UI by its address."""
+    from masrl.traces import examples_directory
+
+    page = (real_site.folder / "traces" / "examples" / "index.html").read_text(encoding="utf-8")
+    examples = sorted(examples_directory().glob("*.json"))
+    assert examples
+    for example in examples:
+        shipped = real_site.folder / "figures" / "traces" / f"{example.stem}.perfetto.json"
+        document = json.loads(shipped.read_text(encoding="utf-8"))
+        assert document["traceEvents"] and document["displayTimeUnit"]
+        assert f'href="../../figures/traces/{example.stem}.perfetto.json" download' in page
+        assert (f'href="https://ui.perfetto.dev/#!/?url=https://masrl.github.io/masrl/figures/traces/'
+                f'{example.stem}.perfetto.json"') in page
+
+
 def test_figures_keep_text_as_text_and_say_what_they_show(real_site):
     svg = (real_site.folder / "figures" / "entries-per-year.svg").read_text(encoding="utf-8")
     assert "<text" in svg

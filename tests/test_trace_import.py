@@ -242,3 +242,28 @@ def test_autogen_unknown_message_types_are_kept_and_counted(tmp_path):
     assert summary.generic == {"ThoughtEvent": 1}
     assert validate_trace(traces[0]).ok
     assert any(e["id"] == "thought-1" and e["generic"] for e in traces[0]["events"])
+
+
+@pytest.mark.parametrize(
+    ("fixture", "source_format"),
+    [("otel_genai.json", "otel"), ("openai_agents.json", "openai-agents"),
+     ("agent_lightning.json", "agent-lightning"), ("autogen.json", "autogen")],
+)
+def test_collected_sets_keep_each_events_source_id_and_kind(tmp_path, fixture, source_format):
+    """An imported event names the span or message it came from, and a collected set keeps it:
+    a query can go from a surprising event back to the source trace."""
+    from masrl.traces.collect import collect_traces
+    from masrl.traces.query import run_query
+
+    out = tmp_path / "run.jsonl"
+    assert run("import", "--from", source_format, FIXTURES / fixture, "-o", out).exit_code == 0
+    traces = [json.loads(line) for line in out.read_text(encoding="utf-8").splitlines()]
+    events = [event for trace in traces for event in trace["events"]]
+    assert all(event.get("source_kind") for event in events)
+    with_ids = [event for event in events if event.get("source_span_id")]
+    # only what the importer adds from outside any span (AutoGen's stop_reason) has no span id
+    assert len(with_ids) >= len(events) - 1
+    collect_traces([out], tmp_path / "set.parquet", jobs=1)
+    result = run_query(tmp_path / "set.parquet", "select count(*) filter (where source_span_id is not null), "
+                                                 "count(distinct source_kind), count(*) from events")
+    assert result.rows == [(len(with_ids), len({e["source_kind"] for e in events}), len(events))]

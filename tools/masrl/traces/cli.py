@@ -244,6 +244,11 @@ def import_command(file, source_format, output, limits) -> None:
       openai-agents    OpenAI Agents SDK trace export ({"data": [...]})
       agent-lightning  Agent Lightning store spans (a JSON list); rewards become masrl rewards
       autogen          AutoGen AgentChat TaskResult or messages (sender/receiver chat events)
+
+    Every event keeps the id and kind of the span or message it came from (source_span_id,
+    source_kind), and `masrl trace collect` keeps both as columns of the set's events table.
+    Span kinds masrl has no event type for are kept as generic events and counted in the summary.
+
     \b
     Examples:
       masrl trace import --from otel spans.json -o run.jsonl

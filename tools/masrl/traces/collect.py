@@ -54,6 +54,8 @@ EVENT_FIELDS = (  # (schema field, column name, arrow type name)
     ("duration_s", "duration_s", "float64"),
     ("trusted", "trusted", "bool"),
     ("content_ref", "content_ref", "string"),
+    ("source_span_id", "source_span_id", "string"),  # imported traces keep their source's ids
+    ("source_kind", "source_kind", "string"),
 )
 INTEGER_METRICS = frozenset(
     {"line", "events", "edges", "agents", "max_fan_out", "spawn_depth", "messages", "tool_calls"}

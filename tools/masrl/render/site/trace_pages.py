@@ -6,6 +6,7 @@ import json
 import tempfile
 from functools import lru_cache
 from pathlib import Path
+from urllib.parse import quote
 
 from masrl.render.site.context import CHECKOUT_ROOT, SiteContext, html_href
 from masrl.render.site.escape import anchor_id, md_text
@@ -32,9 +33,15 @@ METRIC_ROWS = (
 )
 
 
+PERFETTO_UI = "https://ui.perfetto.dev/"
+
+
 def trace_pages(ctx: SiteContext) -> tuple[dict[str, str], dict[str, bytes]]:
-    """(pages, files): the overview, the schema reference, the examples and their figures."""
-    pages, files = _trace_pages()
+    """(pages, files): the overview, the schema reference, the examples with their figures and
+    their Perfetto files."""
+    from masrl.render.site.citation import project_addresses
+
+    pages, files = _trace_pages(project_addresses(ctx.corpus.project.root).site_url)
     return {OVERVIEW_PAGE: overview_markdown(ctx.corpus.project.root), **pages}, files
 
 
@@ -49,17 +56,37 @@ def overview_markdown(project_root: Path) -> str:
     return text.rstrip() + "\n\nSee the [field-by-field schema reference](schema.md) and the [example traces](examples.md).\n"
 
 
-@lru_cache(maxsize=1)
-def _trace_pages() -> tuple[dict[str, str], dict[str, bytes]]:
+@lru_cache(maxsize=4)
+def _trace_pages(site_url: str | None) -> tuple[dict[str, str], dict[str, bytes]]:
     # The trace pages do not depend on the corpus: render them once per process.
     from masrl.traces import examples_directory
+    from masrl.traces.export_perfetto import export_perfetto
     from masrl.traces.schema import schema_reference_markdown
 
     folder = examples_directory()
     examples = sorted(folder.glob("*.json")) if folder.is_dir() else []
-    figures = {f"{FIGURE_DIR}/{path.stem}.svg": _figure_svg(path) for path in examples}
+    files = {f"{FIGURE_DIR}/{path.stem}.svg": _figure_svg(path) for path in examples}
+    files.update({perfetto_file(path): export_perfetto(path).encode("utf-8") for path in examples})
     schema = schema_reference_markdown().rstrip() + "\n\n" + _examples_pointer(examples) + "\n"
-    return {SCHEMA_PAGE: schema, EXAMPLES_PAGE: examples_markdown(examples)}, figures
+    return {SCHEMA_PAGE: schema, EXAMPLES_PAGE: examples_markdown(examples, site_url)}, files
+
+
+def perfetto_file(example: Path) -> str:
+    """Where the site ships an example's trace-event file (as `masrl trace export --to perfetto`)."""
+    return f"{FIGURE_DIR}/{example.stem}.perfetto.json"
+
+
+def perfetto_links(page: str, example: Path, site_url: str | None) -> str:
+    """Download the example's Perfetto file; on a published https site also open it in the
+    Perfetto UI directly (the UI fetches a public https file by its address: url=)."""
+    download = html_href(page, perfetto_file(example))
+    links = [f'<a href="{download}" download>Perfetto trace-event file</a> '
+             f'(<code>masrl trace export --to perfetto</code>; open it at <a href="{PERFETTO_UI}">ui.perfetto.dev</a> '
+             "or chrome://tracing)"]
+    if site_url and site_url.startswith("https://"):
+        address = quote(site_url + perfetto_file(example), safe=":/")
+        links.insert(0, f'<a href="{PERFETTO_UI}#!/?url={address}" rel="noopener">Open in the Perfetto UI</a>')
+    return '<p class="masrl-perfetto">' + " · ".join(links) + "</p>"
 
 
 def _examples_pointer(examples: list[Path]) -> str:
@@ -83,7 +110,7 @@ def _figure_svg(path: Path) -> bytes:
     return cached_files("trace", [source, code_fingerprint(trace_figure)], draw)["svg"]
 
 
-def examples_markdown(examples: list[Path]) -> str:
+def examples_markdown(examples: list[Path], site_url: str | None = None) -> str:
     page = EXAMPLES_PAGE
     parts = [
         "# Example traces",
@@ -105,6 +132,7 @@ def examples_markdown(examples: list[Path]) -> str:
             parts += [md_text(description), ""]
         src = html_href(page, f"{FIGURE_DIR}/{path.stem}.svg")
         parts += [figure(src, md_text(f"Trace {trace.get('trace_id', path.stem)}"), md_text(_facts(trace))), ""]
+        parts += [perfetto_links(page, path, site_url), ""]
         parts += [_metrics_table(trace), ""]
         parts += [f'??? example "The trace as JSON ({md_text(path.name)})"', ""]
         block = code_block(json.dumps(trace, indent=2, ensure_ascii=False), "json")

@@ -133,7 +133,7 @@ def _trace(messages: list, stop_reason: Any, path: Path, line: int | None):
         usage = message.get("models_usage") if isinstance(message.get("models_usage"), dict) else {}
         tokens += number(usage.get("prompt_tokens")) + number(usage.get("completion_tokens"))
         base = str(message.get("id") or f"m{index}")
-        common = {"t": t, "agent": source, "source_kind": kind, "source_message_id": base}
+        common = {"t": t, "agent": source, "source_kind": kind, "source_span_id": base}
         content = message.get("content")
         if kind in CHAT_TYPES:
             after = next((s for s in speakers[index + 1 :] if s and s != source), None)
