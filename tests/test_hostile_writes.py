@@ -169,3 +169,26 @@ def test_bib_keys_never_reach_a_path(tmp_path):
     plan = plan_bib_import(source, project)
     assert [p.path.parent for p in plan.files] == [project.corpus_dir]
     assert entry_data  # the shared fixture module is importable
+
+
+def test_bulk_writes_create_new_files_in_place_without_following_or_replacing(tmp_path, monkeypatch):
+    """write_many creates a new file directly (no temporary file and rename: an import of 100,000
+    rows took twice as long), so the creation itself must refuse a name planted since the check
+    and leave nothing half-written behind when writing fails."""
+    from masrl import files
+
+    outside = tmp_path / "outside.txt"
+    outside.write_text("precious", encoding="utf-8")
+    planted = tmp_path / "planted.yaml"
+    planted.symlink_to(outside)
+    with pytest.raises(FileExistsError):
+        files._create_new(str(planted), b"key: x\n")
+    assert outside.read_text(encoding="utf-8") == "precious"
+
+    def full_disk(descriptor, data):
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(files.os, "write", full_disk)
+    with pytest.raises(OSError):
+        files.write_many([(tmp_path / "corpus" / "new.yaml", "key: new\n")], tmp_path)
+    assert not (tmp_path / "corpus" / "new.yaml").exists()

@@ -46,12 +46,25 @@ class Project:
 
     def relative(self, path: Path) -> str:
         """``path`` relative to the root, for messages; a path outside the root is shown as given."""
+        text = os.fspath(path)
+        folder, name = os.path.split(text)
         try:
             # The file itself is not resolved: a symlink is reported under its own name (and a loop cannot raise).
-            parent, root = self._real_folder(Path(path).parent), self._real_folder(self.root)
-            return (Path(parent) / Path(path).name).relative_to(root).as_posix()
+            prefix = self._relative_prefix(folder or ".")
         except (ValueError, OSError, RuntimeError):
             return str(path)
+        return str(path) if prefix is None or not name else prefix + name
+
+    def _relative_prefix(self, folder: str) -> str | None:
+        """'corpus/' for the real corpus folder, '' for the root, None outside the root (strings:
+        a bulk import reports 100,000 files of one folder)."""
+        parent, root = self._real_folder(folder), self._real_folder(self.root)
+        if parent == root:
+            return ""
+        inside = os.path.relpath(parent, root)
+        if inside == os.pardir or inside.startswith(os.pardir + os.sep) or os.path.isabs(inside):
+            return None
+        return Path(inside).as_posix() + "/"
 
     def _real_folder(self, folder: Path) -> str:
         key = os.fspath(folder)

@@ -43,13 +43,25 @@ def _fold(text: str) -> str:
     return " ".join(re.sub(r"[^0-9a-z&]+", " ", text.casefold()).split())
 
 
+# Per vocabulary (an Axis is not hashable): its spellings and the venues already looked up, so
+# an import of 100,000 rows folds the vocabulary once and each distinct venue text once.
+_LOOKUPS: dict[int, tuple[Axis, dict[str, str], dict[str, str | None]]] = {}
+
+
+def _lookup(axis: Axis) -> tuple[dict[str, str], dict[str, str | None]]:
+    cached = _LOOKUPS.get(id(axis))
+    if cached is None or cached[0] is not axis:
+        names: dict[str, str] = {}
+        for value in axis.values:
+            for spelling in (value.id.replace("_", " "), value.label, *(value.extra.get("aliases") or [])):
+                names.setdefault(_fold(str(spelling)), value.label)
+        cached = _LOOKUPS[id(axis)] = (axis, names, {})
+    return cached[1], cached[2]
+
+
 def _names(axis: Axis) -> dict[str, str]:
     """Every folded spelling (id, label, aliases) -> the label it stands for."""
-    names: dict[str, str] = {}
-    for value in axis.values:
-        for spelling in (value.id.replace("_", " "), value.label, *(value.extra.get("aliases") or [])):
-            names.setdefault(_fold(str(spelling)), value.label)
-    return names
+    return _lookup(axis)[0]
 
 
 def canonical_venue(axis: Axis, text: str) -> str | None:
@@ -59,7 +71,17 @@ def canonical_venue(axis: Axis, text: str) -> str | None:
     'ICLR 2024', 'Tech Blog' -> 'Blog', 'OpenReview (ICLR 2026 submission)' -> 'OpenReview'.
     A year inside parentheses tells a status, not the venue's year, and is dropped with them.
     """
-    outside = re.sub(r"\([^)]*\)", " ", str(text))
+    text = str(text)
+    found = _lookup(axis)[1]
+    if text not in found:
+        if len(found) > 10_000:  # hostile input with endless distinct venues: bounded memory
+            found.clear()
+        found[text] = _canonical_venue(axis, text)
+    return found[text]
+
+
+def _canonical_venue(axis: Axis, text: str) -> str | None:
+    outside = re.sub(r"\([^)]*\)", " ", text)
     years = re.findall(r"\b(19\d{2}|20\d{2})\b", outside)
     words = re.sub(r"\b(19\d{2}|20\d{2})\b", " ", outside)
     names = _names(axis)
