@@ -64,13 +64,17 @@ def synthetic_entry(index: int, rng: random.Random) -> dict:
         "credit_units": [rng.choice(["agent", "role", "turn"])],
         "credit_mechanism": "broad",
         "topology": rng.choice(["centralized", "hierarchical", "debate"]),
-        "sub_decisions": sorted(rng.sample(["O1", "O2", "O3", "O4"], 2)),
+        "sub_decisions": (decisions := sorted(rng.sample(["O1", "O2", "O3", "O4"], 2))),
+        # every sub-decision tag carries its evidence line (validate requires it)
+        "sub_decision_evidence": {tag: f"The synthetic method learns {tag}." for tag in decisions},
         "scenario": "general",
         "survey_role": "supporting",
         "verified": "no",
         "evidence_level": "preprint",
         "summary": "A synthetic entry that exercises every validation rule the real corpus does.",
         "notes": "",
+        "added": "2026-05-04",
+        "round": "survey-2026-05",
     }
 
 

@@ -275,11 +275,38 @@ def _load_rules(path: Path) -> tuple[Rule, ...]:
     return tuple(rules)
 
 
+# Folder -> (the files' names, sizes and modification times, the taxonomy read from them): a site
+# build or a check reads the same vocabularies several times (live corpus, snapshot, claims).
+_LOADED: dict[str, tuple[tuple, Taxonomy]] = {}
+
+
+def _fingerprint(directory: Path) -> tuple | None:
+    try:
+        return tuple((p.name, st.st_mtime_ns, st.st_size, st.st_ino)
+                     for p in sorted(directory.iterdir()) for st in (p.lstat(),))
+    except OSError:
+        return None
+
+
 def load_taxonomy(directory: Path | None = None) -> Taxonomy:
-    """Load every axis and the rules from ``directory`` (default: the packaged copy)."""
+    """Load every axis and the rules from ``directory`` (default: the packaged copy); read again
+    only when a file of the folder changed."""
     directory = Path(directory) if directory is not None else packaged_taxonomy_dir()
     if not directory.is_dir():
         raise TaxonomyError(f"{directory}: missing taxonomy directory")
+    fingerprint = _fingerprint(directory)
+    cached = _LOADED.get(str(directory))
+    if fingerprint is not None and cached is not None and cached[0] == fingerprint:
+        return cached[1]
+    taxonomy = _read_taxonomy(directory)
+    if fingerprint is not None:
+        if len(_LOADED) > 64:
+            _LOADED.clear()
+        _LOADED[str(directory)] = (fingerprint, taxonomy)
+    return taxonomy
+
+
+def _read_taxonomy(directory: Path) -> Taxonomy:
     loaded = [_load_axis(path) for path in sorted(directory.glob("*.yaml")) if path.name not in NOT_AXES]
     axes = {axis.name: axis for axis in sorted(loaded, key=lambda a: (a.order, a.name))}
     for required in ("categories", "reward_families", "reward_types"):
