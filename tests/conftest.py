@@ -158,7 +158,7 @@ def repo_copy(tmp_path: Path) -> Project:
         write_exclusion(tmp_path, data)
     # The rounds file as written, up to the first round after the published one.
     rounds = (REPO_ROOT / "screening" / "rounds.yaml").read_text(encoding="utf-8")
-    later = [m.start() for m in re.finditer(r"^  - id: ", rounds, re.M)][1:]
+    later = [m.start() for m in re.finditer(r"^  - id: ", rounds, re.MULTILINE)][1:]
     (tmp_path / "screening").mkdir()
     (tmp_path / "screening" / "rounds.yaml").write_text(rounds[: later[0]] if later else rounds, encoding="utf-8")
     return Project(tmp_path)
@@ -170,3 +170,16 @@ def published_corpus():
     from masrl.model.snapshot import load_snapshot
 
     return load_snapshot(Project(REPO_ROOT), PUBLISHED)
+
+
+@pytest.fixture
+def screening(tmp_path: Path) -> Project:
+    """The real corpus and exclusions, the screening fixture's rounds file and its six invented
+    queue candidates (the screen and ASReview tests share it)."""
+    fixtures = Path(__file__).parent / "fixtures" / "screening"
+    for name in ("corpus", "exclusions", "taxonomy"):
+        shutil.copytree(REPO_ROOT / name, tmp_path / name)
+    (tmp_path / "screening").mkdir()
+    shutil.copy(fixtures / "rounds.yaml", tmp_path / "screening" / "rounds.yaml")
+    shutil.copytree(fixtures / "queue", tmp_path / "screening" / "queue")
+    return Project(tmp_path)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import shutil
 from pathlib import Path
 
 import pytest
@@ -11,7 +10,6 @@ from conftest import REAL_EXCLUSIONS
 from masrl.cli import main
 from masrl.errors import InputError, ProblemsError, UsageError
 from masrl.model import yamlio
-from masrl.model.project import Project
 from masrl.screening.decide import Contradiction, decide
 from masrl.screening.queue import labelled_documents, read_decisions, read_queue
 from masrl.screening.rank import FieldKnowledge, Ranker, rank_project
@@ -23,15 +21,6 @@ RELEVANT = {"2606.00001", "2606.00002", "2606.00005"}
 REPO = Path(__file__).resolve().parents[1]
 
 
-@pytest.fixture
-def screening(tmp_path: Path) -> Project:
-    """The real corpus and exclusions, the fixture's rounds file and six invented queue candidates."""
-    for name in ("corpus", "exclusions", "taxonomy"):
-        shutil.copytree(REPO / name, tmp_path / name)
-    (tmp_path / "screening").mkdir()
-    shutil.copy(FIXTURES / "rounds.yaml", tmp_path / "screening" / "rounds.yaml")
-    shutil.copytree(FIXTURES / "queue", tmp_path / "screening" / "queue")
-    return Project(tmp_path)
 
 
 def test_queue_is_ranked_relevant_first_with_reasons(screening):

@@ -5,7 +5,6 @@ from __future__ import annotations
 import io
 import os
 import re
-import shutil
 import sys
 import zipfile
 from contextlib import redirect_stdout
@@ -14,7 +13,6 @@ from pathlib import Path
 import pytest
 from conftest import REAL_AUDITED, REAL_EXCLUSIONS
 from masrl.errors import InputError
-from masrl.model.project import Project
 from masrl.screening.asreview_io import export_csv, export_ris, import_project
 from masrl.screening.queue import read_decisions, read_queue
 
@@ -33,14 +31,6 @@ def require_asreview():
         pytest.skip("asreview is not installed (pip install 'masrl[asreview]')")
 
 
-@pytest.fixture
-def screening(tmp_path: Path) -> Project:
-    for name in ("corpus", "exclusions", "taxonomy"):
-        shutil.copytree(REPO / name, tmp_path / name)
-    (tmp_path / "screening").mkdir()
-    shutil.copy(FIXTURES / "rounds.yaml", tmp_path / "screening" / "rounds.yaml")
-    shutil.copytree(FIXTURES / "queue", tmp_path / "screening" / "queue")
-    return Project(tmp_path)
 
 
 def asreview_project(tmp_path: Path, csv_text: str, labels: dict[str, tuple[int, str | None]]) -> Path:
