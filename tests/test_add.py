@@ -11,7 +11,6 @@ import os
 import socket
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
@@ -275,11 +274,10 @@ def test_each_failure_gives_one_clear_message_and_writes_nothing(case, mini_proj
     arrange(fake)
     fake.answer_papers()  # would succeed if masrl went on asking
     before = snapshot(mini_project)
-    started = time.monotonic()
+    # No wall-clock bound: the message names the attempts made, and Sleeps() records instead of waiting.
     with pytest.raises(error) as caught:
         add_paper(mini_project, "2510.99902", settings_for(fake, **overrides), sleep=Sleeps())
     assert message in caught.value.message
-    assert time.monotonic() - started < 3
     assert snapshot(mini_project) == before
 
 

