@@ -22,7 +22,7 @@ LAZY_COMMANDS: dict[str, tuple[str, str, str]] = {
     "export": ("masrl.cli.io", "export_group", "Write the corpus as CSV, BibTeX or JSON."),
     "build": ("masrl.cli.build", "build_command", "Regenerate every generated file from the YAML."),
     "check": ("masrl.cli.build", "check_command", "Fail with a diff when a committed generated file is stale."),
-    "trace": ("masrl.traces.cli", "trace", "Orchestration traces: validate, metrics, figures, import, export, collect, query."),
+    "trace": ("masrl.cli.traces", "trace", "Orchestration traces: validate, metrics, figures, import, export, collect, query."),
     "add": ("masrl.cli.contribute", "add_command", "Scaffold an entry (or exclusion) from an arXiv id or URL."),
     "verify-metadata": ("masrl.cli.contribute", "verify_metadata_command", "Compare titles, years and first authors with arXiv; report new versions, journal references and DOIs."),
     "stats": ("masrl.cli.stats", "stats_command", "Print corpus statistics as Markdown, JSON or CSV."),

@@ -10,8 +10,8 @@ from pathlib import Path
 import click
 
 from ..errors import MasrlError
-from .io import DEFAULT_MAX_TRACE_BYTES, DEFAULT_MAX_TRACE_EVENTS, Limits, format_size
-from .problems import DEFAULT_MAX_PROBLEMS
+from ..traces.io import DEFAULT_MAX_TRACE_BYTES, DEFAULT_MAX_TRACE_EVENTS, Limits, format_size
+from ..traces.problems import DEFAULT_MAX_PROBLEMS
 
 paths_argument = click.argument("paths", nargs=-1, required=True, type=click.Path(path_type=Path))
 jobs_option = click.option(
@@ -126,7 +126,7 @@ def validate(paths, fmt, strict, max_problems, jobs, progress, limits) -> None:
       masrl trace validate run.json
       masrl trace validate traces/ --format github
     """
-    from .validate import validate_paths
+    from ..traces.validate import validate_paths
 
     report = validate_paths(
         paths, jobs=jobs, progress=progress, max_problems=max_problems, limits=limits
@@ -157,7 +157,7 @@ def metrics(paths, fmt, summary_only, jobs, progress, limits) -> None:
       masrl trace metrics run.json
       masrl trace metrics traces/ --format csv > metrics.csv
     """
-    from .metrics import metrics_for_paths
+    from ..traces.metrics import metrics_for_paths
 
     report = metrics_for_paths(paths, jobs=jobs, progress=progress, limits=limits)
     for problem in report.problems:
@@ -191,7 +191,7 @@ def metrics(paths, fmt, summary_only, jobs, progress, limits) -> None:
 @one_line_errors
 def figure(file, output, line, max_events, limits) -> None:
     """Draw a trace's event graph: agents as lanes, time left to right, edges by type."""
-    from .figure import DEFAULT_MAX_EVENTS, figure_of_file
+    from ..traces.figure import DEFAULT_MAX_EVENTS, figure_of_file
 
     written = figure_of_file(file, output, line, max_events or DEFAULT_MAX_EVENTS, limits)
     click.echo(f"wrote {written}")
@@ -207,7 +207,7 @@ def figure(file, output, line, max_events, limits) -> None:
 )
 def schema(fmt) -> None:
     """Print the trace schema: its Markdown reference, the JSON Schema itself, or its path."""
-    from .schema import schema_reference_markdown, trace_schema_path
+    from ..traces.schema import schema_reference_markdown, trace_schema_path
 
     if fmt == "path":
         click.echo(str(trace_schema_path()))
@@ -254,7 +254,7 @@ def import_command(file, source_format, output, limits) -> None:
       masrl trace import --from otel spans.json -o run.jsonl
       masrl trace import --from openai-agents export.json -o run.json
     """
-    from .importers import import_traces, traces_as_text
+    from ..traces.importers import import_traces, traces_as_text
 
     traces, summary = import_traces(file, source_format, limits)
     text = traces_as_text(traces, output)
@@ -300,7 +300,7 @@ def export_command(file, target, output, line, limits) -> None:
       (then open run.perfetto.json at https://ui.perfetto.dev)
     """
     from ..model.yamlio import write_atomic
-    from .export_perfetto import export_perfetto
+    from ..traces.export_perfetto import export_perfetto
 
     write_atomic(output, export_perfetto(file, line, limits))
     click.echo(f"wrote {output}")
@@ -329,7 +329,7 @@ def collect_command(paths, output, jobs, progress, limits) -> None:
       masrl trace collect runs/ -o set.parquet
       masrl trace query set.parquet stop-reasons
     """
-    from .collect import collect_traces
+    from ..traces.collect import collect_traces
 
     report = collect_traces(paths, output, jobs=jobs, progress=progress, limits=limits)
     for problem in report.problems:
@@ -362,7 +362,7 @@ def query_command(trace_set, query, fmt, list_ready) -> None:
       masrl trace query set.parquet "SELECT agent, count(*) FROM events GROUP BY agent"
     """
     from ..errors import UsageError
-    from .query import ready_query_list, run_query
+    from ..traces.query import ready_query_list, run_query
 
     if list_ready:
         click.echo(ready_query_list())
