@@ -116,7 +116,11 @@ root_option = click.option(
 )
 
 
-@click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
+# Also given to groups a test may run on their own (click keeps the first help option it builds).
+CONTEXT_SETTINGS = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
+
+
+@click.group(cls=LazyGroup, context_settings=CONTEXT_SETTINGS)
 @click.version_option(__version__, prog_name="masrl")
 def main() -> None:
     """masrl: the corpus and toolkit for RL in LLM-based multi-agent systems."""

@@ -10,6 +10,7 @@ from pathlib import Path
 import click
 
 from ..errors import MasrlError
+from . import CONTEXT_SETTINGS
 from ..traces.io import DEFAULT_MAX_TRACE_BYTES, DEFAULT_MAX_TRACE_EVENTS, Limits, format_size
 from ..traces.problems import DEFAULT_MAX_PROBLEMS
 
@@ -86,7 +87,7 @@ def one_line_errors(command):
     return wrapper
 
 
-@click.group()
+@click.group(context_settings=CONTEXT_SETTINGS)
 def trace() -> None:
     """Validate orchestration traces, compute their metrics, import them from agent stacks,
     export them to trace viewers, and collect and query trace sets.

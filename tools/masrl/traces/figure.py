@@ -99,7 +99,7 @@ def render_trace_figure(
 
 STYLE = {
     "svg.hashsalt": "masrl",
-    "svg.fonttype": "path",
+    "svg.fonttype": "none",  # text stays text: searchable, selectable, read by screen readers
     "font.size": 9,
     "axes.spines.top": False,
     "axes.spines.right": False,
