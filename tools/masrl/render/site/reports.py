@@ -264,7 +264,8 @@ def claims_markdown(ctx: SiteContext) -> str:
     ]
     if not claims.ledger_path_of(ctx.corpus).exists():
         return "\n".join(intro + ["This corpus has no claim ledger (`claims/ledger.yaml`).", ""])
-    report = claims.claims_report(ctx.corpus)
+    # The snapshot the context already loaded (claims_report would read and parse it again).
+    report = claims.compare_claims(ctx.corpus, ctx.snapshot, PUBLISHED_SNAPSHOT if ctx.snapshot is not None else None)
     results = report.live_results
     changed = {c.id: c for c in report.changed}
     held = sum(r.holds for r in results)
