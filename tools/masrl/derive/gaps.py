@@ -12,6 +12,7 @@ the site the same distinction as CSS classes ("empty", "sparse", "").
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 import pandas as pd
@@ -104,13 +105,17 @@ def cell_classes(table: pd.DataFrame, sparse: int = DEFAULT_SPARSE) -> pd.DataFr
     return table.apply(lambda column: column.map(lambda count: cell_class(int(count), sparse)))
 
 
-def find_gaps(corpus: Corpus, sparse: int = DEFAULT_SPARSE) -> Gaps:
-    """Every gap finding; ``sparse`` is the largest count a sparse cell may have."""
+def find_gaps(corpus: Corpus, sparse: int = DEFAULT_SPARSE, crosstabs: Mapping[str, pd.DataFrame] | None = None) -> Gaps:
+    """Every gap finding; ``sparse`` is the largest count a sparse cell may have. ``crosstabs``:
+    the corpus's cross-tabs by name when the caller already computed them (Stats.crosstabs of
+    the same corpus), so they are not counted again."""
     if sparse < 0:
         raise ValueError("the sparse threshold must be 0 or more")
+    crosstabs = crosstabs or {}
     return Gaps(
         sparse_threshold=sparse,
-        crosstabs={crosstab_name(r, c): crosstab_gaps(corpus, r, c, sparse) for r, c in corpus.taxonomy.crosstabs()},
+        crosstabs={crosstab_name(r, c): crosstab_gaps(corpus, r, c, sparse, crosstabs.get(crosstab_name(r, c)))
+                   for r, c in corpus.taxonomy.crosstabs()},
         unused_values={name: unused_values(corpus, name) for name in corpus.taxonomy.unused_value_fields()},
         sub_decision_coverage=sub_decision_coverage(corpus),
         benchmark_measures=benchmark_measure_coverage(corpus),
@@ -124,12 +129,16 @@ def unused_values(corpus: Corpus, field_name: str) -> tuple[str, ...]:
     return tuple(value for value, members in groups.items() if value != NOT_APPLICABLE and not members)
 
 
-def crosstab_gaps(corpus: Corpus, row_field: str, column_field: str, sparse: int = DEFAULT_SPARSE) -> CrosstabGaps:
-    table = crosstab(corpus, row_field, column_field)
+def crosstab_gaps(corpus: Corpus, row_field: str, column_field: str, sparse: int = DEFAULT_SPARSE,
+                  table: pd.DataFrame | None = None) -> CrosstabGaps:
+    """The empty and sparse cells of one cross-tab (``table``: crosstab() of it, when known)."""
+    if table is None:
+        table = crosstab(corpus, row_field, column_field)
     empty, thin = [], []
-    for row in table.index:
-        for column in table.columns:
-            count = int(table.loc[row, column])
+    # The counts as plain lists: a .loc lookup per cell costs more than the whole scan.
+    for row, counts in zip(table.index, table.to_numpy().tolist(), strict=True):
+        for column, count in zip(table.columns, counts, strict=True):
+            count = int(count)
             kind = cell_class(count, sparse)
             if kind == EMPTY_CLASS:
                 empty.append(Cell(row, column, 0, ()))

@@ -12,6 +12,7 @@ the bibliographic facts filled in, every tag a placeholder.
 
 from __future__ import annotations
 
+import functools
 import re
 
 import bibtexparser
@@ -72,7 +73,23 @@ class _BibtexLatexEncoder(UnicodeToLatexEncoder):
         )
 
     def unicode_to_latex(self, s: str) -> str:
+        return _latex_encoded(s)
+
+    def _encode(self, s: str) -> str:
         return self._BRACED_ESCAPE.sub(r"\1", super().unicode_to_latex(s))
+
+
+@functools.cache
+def _shared_encoder() -> _BibtexLatexEncoder:
+    return _BibtexLatexEncoder()
+
+
+@functools.lru_cache(maxsize=65536)
+def _latex_encoded(s: str) -> str:
+    """One string LaTeX-encoded. Every encoder is configured alike, so the result depends on the
+    string alone; venues, names and titles recur across entries and across the site's two passes
+    (one per entry, one for the whole file), and pylatexenc walks each character in Python."""
+    return _shared_encoder()._encode(s)
 
 
 class _VerbatimFieldsKept:

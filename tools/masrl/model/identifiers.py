@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import re
 from urllib.parse import urlparse
 
@@ -156,7 +157,8 @@ _ROMAN = {"ii", "iii", "iv", "vi", "vii", "viii", "ix", "xi", "xii"}
 _SERIES_WORDS = {"part", "volume", "vol", "chapter", "phase", "stage", "round", "season", "episode", "book"}
 
 
-def distinguishing_tokens(normalized: str) -> list[str]:
+@functools.lru_cache(maxsize=65536)  # each title is compared with several candidates during validation
+def distinguishing_tokens(normalized: str) -> tuple[str, ...]:
     """Numbers and version tokens of a normalised title: 'qwen3', '2', 'v2', 'ii', 'part i'.
 
     Titles that differ in these name different papers (Qwen2 vs Qwen3, Llama 2 vs Llama 3,
@@ -169,7 +171,7 @@ def distinguishing_tokens(normalized: str) -> list[str]:
             tokens.append(word)
         elif word in ("i", "v", "x") and index and words[index - 1] in _SERIES_WORDS:
             tokens.append(word)
-    return sorted(tokens)
+    return tuple(sorted(tokens))
 
 
 def same_title(first: str, second: str) -> bool:

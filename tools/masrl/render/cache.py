@@ -12,6 +12,7 @@ it (tampered with, truncated) is ignored and drawn afresh. Delete the folder at 
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import os
@@ -31,12 +32,19 @@ def cache_root() -> Path | None:
     return Path(setting) if setting else Path.home() / ".cache" / "masrl"
 
 
+@functools.cache
+def _matplotlib_version() -> str:
+    # Looked up once per process: each importlib.metadata lookup scans site-packages, and the
+    # site build asks for it once per figure kind and trace example.
+    from importlib.metadata import version
+
+    return version("matplotlib")
+
+
 def code_fingerprint(*modules) -> bytes:
     """The drawing code's source and the matplotlib version: a change to either redraws (read
     from the installed package's metadata: importing matplotlib would cost seconds)."""
-    from importlib.metadata import version
-
-    parts = [version("matplotlib").encode()]
+    parts = [_matplotlib_version().encode()]
     parts += [Path(module.__file__).read_bytes() for module in modules]
     return b"\0".join(parts)
 

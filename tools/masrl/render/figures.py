@@ -159,13 +159,15 @@ def figure_bytes(figure: Figure, fmt: str) -> bytes:
     return buffer.getvalue()
 
 
-def render_figures(corpus: Corpus, names: list[str] | None = None, formats=FORMATS) -> dict[str, bytes]:
-    """{"figures/<name>.<format>": bytes} for the named figures (default: all of FIGURES)."""
+def render_figures(corpus: Corpus, names: list[str] | None = None, formats=FORMATS,
+                   corpus_json: str | None = None) -> dict[str, bytes]:
+    """{"figures/<name>.<format>": bytes} for the named figures (default: all of FIGURES).
+    corpus_json: export_json(corpus) when the caller already has it (the site publishes it)."""
     wanted = names or [name for name, _, _ in FIGURES]
     unknown = sorted(set(wanted) - set(DRAWERS))
     if unknown:
         raise ValueError(f"unknown figure(s): {', '.join(unknown)}; known: {', '.join(DRAWERS)}")
-    cache = figure_cache(corpus)
+    cache = figure_cache(corpus, corpus_json)
     files = {}
     missing = []
     for name in wanted:
@@ -187,12 +189,16 @@ def render_figures(corpus: Corpus, names: list[str] | None = None, formats=FORMA
     return files
 
 
-def figure_cache(corpus: Corpus) -> RenderCache:
+def figure_cache(corpus: Corpus, corpus_json: str | None = None) -> RenderCache:
     """The cache of this corpus's figures: keyed by the corpus, the taxonomy, the published
-    snapshot, this drawing code and matplotlib (see masrl.render.cache)."""
+    snapshot, this drawing code and matplotlib (see masrl.render.cache). corpus_json, when
+    given, must be export_json(corpus): the site build passes the one it publishes instead of
+    serialising the corpus a second time."""
     from masrl.exports.json import export_json
 
-    inputs = [export_json(corpus).encode("utf-8"), code_fingerprint(sys.modules[__name__])]
+    if corpus_json is None:
+        corpus_json = export_json(corpus)
+    inputs = [corpus_json.encode("utf-8"), code_fingerprint(sys.modules[__name__])]
     inputs += [path.name.encode() + b"\0" + path.read_bytes() for path in sorted(Path(corpus.taxonomy.directory).glob("*.yaml"))]
     snapshot = snapshot_path(corpus.project, PUBLISHED_SNAPSHOT)
     inputs.append(snapshot.read_bytes() if snapshot.is_file() else b"no snapshot")

@@ -109,6 +109,14 @@ class SiteContext:
         return {e.key: export_bibtex([e]) for e in self.corpus.entries}
 
     @cached_property
+    def corpus_json(self) -> str:
+        """`masrl export json` of the corpus, serialised once: published as data/corpus.json and
+        part of the figures' render-cache key."""
+        from masrl.exports.json import export_json
+
+        return export_json(self.corpus)
+
+    @cached_property
     def by_key(self) -> dict[str, Entry]:
         return {e.key: e for e in self.corpus.entries}
 

@@ -46,16 +46,11 @@ def entry_csv(corpus: Corpus, entry: Entry) -> tuple[str, str]:
     return header + "\n", row
 
 
-def corpus_bibtex(corpus: Corpus) -> str:
-    from masrl.exports.bibtex import export_bibtex
-
-    return export_bibtex(corpus.entries)
-
-
-def corpus_json(corpus: Corpus) -> str:
-    from masrl.exports.json import export_json
-
-    return export_json(corpus)
+def corpus_bibtex(ctx: SiteContext) -> str:
+    """The whole corpus as `masrl export bib` writes it: the entries' BibTeX, already encoded once
+    for the pages and the table (LaTeX encoding is the slow part), joined in key order. The writer
+    separates entries by one blank line, so this equals export_bibtex(corpus.entries)."""
+    return "\n".join(ctx.bibtex[entry.key] for entry in sorted(ctx.corpus.entries, key=lambda e: e.key))
 
 
 def table_data(ctx: SiteContext) -> dict:
@@ -112,8 +107,8 @@ def download_files(ctx: SiteContext) -> dict[str, bytes]:
     files = {
         # Compact: the table's data is the heaviest file the table page loads.
         TABLE_DATA: json.dumps(table_data(ctx), ensure_ascii=False, sort_keys=True, separators=(",", ":")) + "\n",
-        BIB_FILE: corpus_bibtex(ctx.corpus),
-        CORPUS_JSON: corpus_json(ctx.corpus),
+        BIB_FILE: corpus_bibtex(ctx),
+        CORPUS_JSON: ctx.corpus_json,
         STATS_JSON: stats_json(ctx.stats),
         PAPERS_CSV: export_csv(ctx.corpus, "papers"),
         EXCLUSIONS_CSV: export_csv(ctx.corpus, "exclusions"),

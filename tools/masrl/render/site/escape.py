@@ -18,6 +18,7 @@ Long listings are written as raw HTML blocks instead, which Markdown passes thro
 
 from __future__ import annotations
 
+import functools
 import html
 import re
 import string
@@ -40,7 +41,16 @@ def md_text(value: object) -> str:
 
 def html_text(value: object) -> str:
     """Text inside a raw HTML block, which Markdown leaves alone: HTML escaping is enough."""
+    if type(value) is str:
+        return _html_line(value)
     return html.escape(one_line(value), quote=True)
+
+
+@functools.lru_cache(maxsize=65536)
+def _html_line(text: str) -> str:
+    # Memoised: value labels, tips and author names recur on every page and chip that shows them
+    # (tens of thousands of calls per site build for a few thousand distinct strings).
+    return html.escape(one_line(text), quote=True)
 
 
 # An HTML attribute value, written between double quotes: the same escaping.
@@ -84,6 +94,7 @@ def front_matter_title(value: object) -> str:
     return f'title: "{escaped}"'
 
 
+@functools.lru_cache(maxsize=65536)  # the same value anchors are linked from every page that lists them
 def anchor_id(*parts: str) -> str:
     """An HTML id made of lower-case letters, digits, dashes and underscores."""
     raw = "-".join(parts).lower()

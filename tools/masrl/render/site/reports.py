@@ -38,7 +38,7 @@ def report_pages(ctx: SiteContext) -> dict[str, str]:
 def figure_files(ctx: SiteContext) -> dict[str, bytes]:
     """Every figure of plots.FIGURES for this corpus (SVG only: the site scales it), from the
     render cache unless the corpus, the taxonomy or the drawing code changed."""
-    return plots.render_figures(ctx.corpus, formats=("svg",))
+    return plots.render_figures(ctx.corpus, formats=("svg",), corpus_json=ctx.corpus_json)
 
 
 def figure_markdown(page: str, name: str) -> str:
@@ -102,18 +102,21 @@ def statistics_markdown(ctx: SiteContext) -> str:
 def _counts_table(ctx: SiteContext, page: str, name: str, frame: pd.DataFrame) -> tuple[str, list[str], list[list[str]]]:
     """One axis as a compact table: each value linked to its browse section, zeros marked as gaps."""
     rows = []
-    for value, row in frame.iterrows():
-        count = int(row["count"])
+    # Columns read once as lists, the snapshot's counts as a dict: iterrows and a .loc per row
+    # built a pandas Series per value.
+    frozen_frame = ctx.snapshot_stats.axis_counts.get(name) if ctx.snapshot_stats is not None else None
+    frozen_counts = dict(zip(frozen_frame.index, frozen_frame["count"].tolist())) if frozen_frame is not None else {}
+    for value, label_text, count in zip(frame.index, frame["label"].tolist(), frame["count"].tolist(), strict=True):
+        count = int(count)
         share = f"{100 * count / ctx.stats.entries:.0f}%" if ctx.stats.entries else "-"
         href = html_attr(html_href(page, browse_page(name), value_anchor(value)))
-        label = f'<a href="{href}">{html_text(row["label"])}</a>'
+        label = f'<a href="{href}">{html_text(label_text)}</a>'
         if value == NOT_APPLICABLE:
             label = f"<em>{label}</em>"
         shown = f'<span class="masrl-count-gap">{count}</span>' if count == 0 and value != NOT_APPLICABLE else str(count)
         row_cells = [label, shown, share]
         if ctx.snapshot_stats is not None:
-            frozen_frame = ctx.snapshot_stats.axis_counts.get(name)
-            old = int(frozen_frame.loc[value, "count"]) if frozen_frame is not None and value in frozen_frame.index else None
+            old = int(frozen_counts[value]) if value in frozen_counts else None
             row_cells += ["-" if old is None else str(old), change(count, old)]
         rows.append(row_cells)
     caption = f'<span id="{anchor_id("axis", name)}">{html_text(ctx.stats.labels[name])}</span>'
@@ -124,7 +127,6 @@ def _counts_table(ctx: SiteContext, page: str, name: str, frame: pd.DataFrame) -
 def crosstab_html(ctx: SiteContext, page: str, frame: pd.DataFrame, sparse: int = corpus_gaps.DEFAULT_SPARSE) -> str:
     """A cross-tab as an HTML table: labelled headers, gap classes, counts linking to the table."""
     row_field, column_field = frame.index.name, frame.columns.name
-    classes = corpus_gaps.cell_classes(frame, sparse)
     head = "".join(
         f'<th scope="col" title="{md_text(c)}">{md_text(ctx.value_label(column_field, c))}</th>' for c in frame.columns
     )
@@ -135,11 +137,13 @@ def crosstab_html(ctx: SiteContext, page: str, frame: pd.DataFrame, sparse: int 
         f'<thead><tr><th scope="col">{corner}</th>{head}</tr></thead>',
         "<tbody>",
     ]
-    for row in frame.index:
+    # The counts as plain lists and each cell's class from cell_class (what cell_classes maps
+    # over the frame): per-cell .loc lookups were most of this page's time.
+    for row, counts in zip(frame.index, frame.to_numpy().tolist(), strict=True):
         cells = []
-        for column in frame.columns:
-            count = int(frame.loc[row, column])
-            css = classes.loc[row, column]
+        for column, count in zip(frame.columns, counts, strict=True):
+            count = int(count)
+            css = corpus_gaps.cell_class(count, sparse)
             if count:
                 href = table_filter_url(page, {row_field: row, column_field: column})
                 content = f'<a href="{html_attr(href)}">{count}</a>'
@@ -178,8 +182,10 @@ def _key_links(ctx: SiteContext, page: str, keys, limit: int = KEYS_SHOWN) -> st
 
 def gaps_markdown(ctx: SiteContext) -> str:
     page = GAPS_PAGE
-    found = corpus_gaps.find_gaps(ctx.corpus)
-    frozen = corpus_gaps.find_gaps(ctx.snapshot) if ctx.snapshot is not None else None
+    # The cross-tabs the statistics page counted, not counted again.
+    found = corpus_gaps.find_gaps(ctx.corpus, crosstabs=ctx.stats.crosstabs)
+    frozen = (corpus_gaps.find_gaps(ctx.snapshot, crosstabs=ctx.snapshot_stats.crosstabs)
+              if ctx.snapshot is not None else None)
     parts = [
         "# Gaps",
         "",
@@ -264,7 +270,8 @@ def claims_markdown(ctx: SiteContext) -> str:
     ]
     if not claims.ledger_path_of(ctx.corpus).exists():
         return "\n".join(intro + ["This corpus has no claim ledger (`claims/ledger.yaml`).", ""])
-    report = claims.claims_report(ctx.corpus)
+    # The snapshot the context already loaded (claims_report would read and parse it again).
+    report = claims.compare_claims(ctx.corpus, ctx.snapshot, PUBLISHED_SNAPSHOT if ctx.snapshot is not None else None)
     results = report.live_results
     changed = {c.id: c for c in report.changed}
     held = sum(r.holds for r in results)
