@@ -12,7 +12,6 @@ import atexit
 import functools
 import html
 import json
-import os
 import posixpath
 import re
 import shutil
@@ -40,6 +39,7 @@ from masrl.render.site import SiteError, build_site
 from masrl.render.site.builder import generate_docs, sync_tree
 from masrl.render.site.escape import external_link, front_matter_title, html_text, md_text, safe_url
 
+pytestmark = pytest.mark.xdist_group("site")
 
 # The entries whose credit is assigned per message, read from the live corpus (it grows by rounds).
 MESSAGE_LEVEL_KEYS = {
@@ -85,15 +85,9 @@ _SITES: dict[str, BuiltSite] = {}
 _LOCK = threading.Lock()
 
 
-class _SharedPortServer(ThreadingHTTPServer):
-    # Every test process serves the one built site on the same port (SO_REUSEPORT: the kernel
-    # hands each connection to one of them), so the site is built once per run, not per worker.
-    allow_reuse_port = True
-
-
-def _serve(folder: Path, port: int = 0) -> str:
+def _serve(folder: Path) -> str:
     folder.mkdir(parents=True, exist_ok=True)
-    server = _SharedPortServer(("127.0.0.1", port), functools.partial(_QuietHandler, directory=str(folder)))
+    server = ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(_QuietHandler, directory=str(folder)))
     threading.Thread(target=server.serve_forever, daemon=True).start()
     atexit.register(server.shutdown)
     return f"http://127.0.0.1:{server.server_address[1]}/"
@@ -105,12 +99,6 @@ def _build(project: Project, scratch: Path) -> BuiltSite:
     url = _serve(folder)
     result = build_site(project, output=folder, staging=scratch / "site-src", site_url=url)
     return BuiltSite(folder, result.paths.staging, url, result.seconds, result.warnings)
-
-
-def _shared_folder(tmp_path_factory) -> Path:
-    """A folder every test process of this run sees: under pytest-xdist, the workers' common parent."""
-    base = tmp_path_factory.getbasetemp()
-    return base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base
 
 
 def make_hostile_project(root: Path, url: str = "javascript:window.__pwned=1") -> Project:
@@ -136,32 +124,16 @@ def make_hostile_project(root: Path, url: str = "javascript:window.__pwned=1") -
 
 
 def built_site(kind: str, tmp_path_factory) -> BuiltSite:
-    """The real site ("real") or the hostile one ("hostile"), built once per test run: the first
-    process to need it builds and serves it, the others serve the same folder on the same port."""
-    from filelock import FileLock
-
+    """The real site ("real") or the hostile one ("hostile"), built on first use."""
     with _LOCK:
-        if kind in _SITES:
-            return _SITES[kind]
-        shared = _shared_folder(tmp_path_factory)
-        scratch = shared / f"site-{kind}"
-        record = shared / f"site-{kind}.json"
-        with FileLock(str(shared / f"site-{kind}.lock")):
-            if record.is_file():
-                built = json.loads(record.read_text(encoding="utf-8"))
-                _serve(scratch / "site", int(built["url"].rsplit(":", 1)[1].strip("/")))
-                site = BuiltSite(scratch / "site", Path(built["docs"]), built["url"], built["seconds"], built["warnings"])
+        if kind not in _SITES:
+            scratch = tmp_path_factory.mktemp(f"site-{kind}")
+            if kind == "real":
+                project = Project(REPO_ROOT)
             else:
-                scratch.mkdir(parents=True, exist_ok=True)
-                if kind == "real":
-                    project = Project(REPO_ROOT)
-                else:
-                    project = make_hostile_project(scratch / "corpus-root", url="https://example.org/hostile")
-                site = _build(project, scratch)
-                record.write_text(json.dumps({"url": site.url, "docs": str(site.docs), "seconds": site.seconds,
-                                              "warnings": site.warnings}), encoding="utf-8")
-        _SITES[kind] = site
-        return site
+                project = make_hostile_project(scratch / "corpus-root", url="https://example.org/hostile")
+            _SITES[kind] = _build(project, scratch)
+        return _SITES[kind]
 
 
 @pytest.fixture(scope="session")

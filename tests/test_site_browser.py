@@ -20,7 +20,7 @@ import pytest
 from conftest import REPO_ROOT
 from test_site import HOSTILE_KEY, HOSTILE_TITLE, MESSAGE_LEVEL_KEYS, BuiltSite, built_site
 
-pytestmark = pytest.mark.browser
+pytestmark = [pytest.mark.browser, pytest.mark.xdist_group("site")]
 
 CHROMIUM = Path(os.environ.get("MASRL_CHROMIUM", "/usr/bin/chromium"))
 CHROMIUM_ARGS = [
@@ -133,14 +133,9 @@ PHONE = {"width": 390, "height": 844}
 OVERFLOW = "document.documentElement.scrollWidth - document.documentElement.clientWidth"
 
 
-SWEEP_PARTS = 4  # the sweep in parts, so that parallel test processes share it
-
-
 @pytest.mark.slow
-@pytest.mark.parametrize("part", range(SWEEP_PARTS))
-def test_every_page_loads_without_errors_or_off_site_requests_and_fits_a_phone(browser, real_site, part):
-    """One pass over the sitemap at 390 x 844 (every SWEEP_PARTS-th page from ``part``): no
-    console error, no other host, no sideways scroll."""
+def test_every_page_loads_without_errors_or_off_site_requests_and_fits_a_phone(browser, real_site):
+    """One pass over the sitemap at 390 x 844: no console error, no other host, no sideways scroll."""
     session = Watched(browser, real_site)
     session.page.set_viewport_size(PHONE)
     # The search index (the largest file) is fetched by material's worker on every page; the
@@ -155,7 +150,7 @@ def test_every_page_loads_without_errors_or_off_site_requests_and_fits_a_phone(b
         paths = sitemap_paths(real_site)
         built = {p.relative_to(real_site.folder).parent.as_posix() for p in real_site.folder.rglob("index.html")}
         assert len(paths) == len(built) > 100
-        for path in paths[part::SWEEP_PARTS]:
+        for path in paths:
             page = session.goto(path)
             if page.evaluate(OVERFLOW) > 0:
                 wide.append(f"{path}: {page.evaluate('document.documentElement.scrollWidth')} px")
@@ -401,23 +396,26 @@ for _optional in ("reliability", "whats-new"):  # pages another part of the site
 
 @pytest.mark.slow
 @pytest.mark.parametrize("scheme", ["light", "dark"])
-@pytest.mark.parametrize("name", sorted(AXE_PAGES))  # one test per page type: parallel processes share them
-def test_axe_finds_no_serious_or_critical_violation(browser, real_site, scheme, name):
+def test_axe_finds_no_serious_or_critical_violation(browser, real_site, scheme):
     axe_module = pytest.importorskip("axe_playwright_python.sync_playwright")
-    path = AXE_PAGES[name]
-    if not (real_site.folder / path.split("?")[0] / "index.html").is_file():
-        pytest.skip(f"this site has no {name} page")
+    axe = axe_module.Axe()
     session = Watched(browser, real_site, color_scheme=scheme)
+    found = {}
     try:
-        page = session.goto(path)
-        if name == "table":
-            table_ready(page)
-        result = axe_module.Axe().run(page, options={"runOnly": ["wcag2a", "wcag2aa", "best-practice"]})
+        for name, path in AXE_PAGES.items():
+            if not (real_site.folder / path.split("?")[0] / "index.html").is_file():
+                continue
+            page = session.goto(path)
+            if name == "table":
+                table_ready(page)
+            result = axe.run(page, options={"runOnly": ["wcag2a", "wcag2aa", "best-practice"]})
+            bad = [f"{v['id']} ({len(v['nodes'])}): {v['nodes'][0]['target']}" for v in result.response["violations"]
+                   if v["impact"] in ("serious", "critical")]
+            if bad:
+                found[name] = bad
     finally:
         session.close()
-    bad = [f"{v['id']} ({len(v['nodes'])}): {v['nodes'][0]['target']}" for v in result.response["violations"]
-           if v["impact"] in ("serious", "critical")]
-    assert bad == []
+    assert found == {}
 
 
 def test_palette_toggle_switches_between_light_and_dark(watched):
