@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import contextlib
 import os
-import secrets
 import stat
 import tempfile
 from pathlib import Path
@@ -74,12 +73,19 @@ def write_atomic(path: Path, content: str | bytes, root: Path | None = None) -> 
         umask = os.umask(0)
         os.umask(umask)
         mode = 0o666 & ~umask
-    descriptor, temporary = tempfile.mkstemp(prefix=f".{real.name}.", suffix=".tmp", dir=real.parent)
+    _replace(real, data, mode)
+
+
+def _replace(target: Path | str, data: bytes, mode: int) -> None:
+    """Write ``data`` to an unpredictable temporary file beside ``target`` (created with O_EXCL,
+    so a planted name is never followed), give it ``mode``, then rename it over ``target``."""
+    folder, name = os.path.split(os.fspath(target))
+    descriptor, temporary = tempfile.mkstemp(prefix=f".{name}.", suffix=".tmp", dir=folder)
     try:
         with os.fdopen(descriptor, "wb") as handle:
             handle.write(data)
         os.chmod(temporary, mode)
-        os.replace(temporary, real)
+        os.replace(temporary, target)
     except BaseException:
         with contextlib.suppress(OSError):
             os.unlink(temporary)
@@ -174,15 +180,7 @@ def write_many(items: list[tuple[Path, str | bytes]], root: Path) -> None:
             # killed mid-write can leave one short new file, which validate then reports.)
             _create_new(target, data)
             continue
-        temporary = os.path.join(folder, f".{name}.{secrets.token_hex(8)}.tmp")
-        _create_new(temporary, data)
-        try:
-            os.chmod(temporary, stat.S_IMODE(info.st_mode))
-            os.replace(temporary, target)
-        except BaseException:
-            with contextlib.suppress(OSError):
-                os.unlink(temporary)
-            raise
+        _replace(target, data, stat.S_IMODE(info.st_mode))
 
 
 def _create_new(path: str, data: bytes) -> None:

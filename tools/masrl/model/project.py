@@ -18,9 +18,10 @@ class Project:
 
     def __post_init__(self):
         object.__setattr__(self, "root", Path(self.root))
-        # Folder -> its real path, for relative(): an import names 100,000 files in a few folders,
-        # and resolving each folder again was a third of its time. Used for display names only.
-        object.__setattr__(self, "_real_folders", {})
+        # Folder as given -> its prefix relative to the root, for relative(): an import names
+        # 100,000 files in a few folders, and resolving each folder again was a third of its time.
+        # Used for display names only.
+        object.__setattr__(self, "_prefixes", {})
 
     @property
     def corpus_dir(self) -> Path:
@@ -56,24 +57,22 @@ class Project:
         return str(path) if prefix is None or not name else prefix + name
 
     def _relative_prefix(self, folder: str) -> str | None:
-        """'corpus/' for the real corpus folder, '' for the root, None outside the root (strings:
-        a bulk import reports 100,000 files of one folder)."""
-        parent, root = self._real_folder(folder), self._real_folder(self.root)
+        """'corpus/' for the real corpus folder, '' for the root, None outside the root; worked
+        out once per folder."""
+        if folder not in self._prefixes:
+            if len(self._prefixes) > 1024:
+                self._prefixes.clear()
+            self._prefixes[folder] = self._prefix_of(folder)
+        return self._prefixes[folder]
+
+    def _prefix_of(self, folder: str) -> str | None:
+        parent, root = os.path.realpath(folder), os.path.realpath(self.root)
         if parent == root:
             return ""
         inside = os.path.relpath(parent, root)
         if inside == os.pardir or inside.startswith(os.pardir + os.sep) or os.path.isabs(inside):
             return None
         return Path(inside).as_posix() + "/"
-
-    def _real_folder(self, folder: Path) -> str:
-        key = os.fspath(folder)
-        known = self._real_folders.get(key)
-        if known is None:
-            if len(self._real_folders) > 1024:
-                self._real_folders.clear()
-            known = self._real_folders[key] = os.path.realpath(key)
-        return known
 
 
 def find_project(start: Path | None = None) -> Project:

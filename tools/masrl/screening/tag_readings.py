@@ -126,6 +126,19 @@ def _text(item: dict, name: str) -> str | None:
     return value.strip() if isinstance(value, str) and value.strip() else None
 
 
+def _key_problems(rel: str, line: int, item: dict, what: str, keys: set[str], required: tuple[str, ...]) -> list[TagProblem]:
+    """What readings and adjudications check alike: no unknown key, every required text given.
+    ``what`` names the item with its article ("a reading")."""
+    problems = []
+    unknown = sorted(set(item) - keys)
+    if unknown:
+        problems.append(TagProblem(rel, line, f"unknown key '{unknown[0]}' in {what}", "keys: " + ", ".join(sorted(keys))))
+    noun = what.split(" ", 1)[1]
+    problems += [TagProblem(rel, line, f"{noun} without '{name}'", f"add '{name}: ...'")
+                 for name in required if _text(item, name) is None]
+    return problems
+
+
 def check_tag_file(project, path: Path, taxonomy, entry_keys: set[str], known_rounds: set[str] | None):
     """(readings, rulings, problems) of one file; every problem of the file at once."""
     rel = project.relative(path)
@@ -155,13 +168,8 @@ def check_tag_file(project, path: Path, taxonomy, entry_keys: set[str], known_ro
             problems.append(TagProblem(rel, line, "each reading must be a mapping (record:, screener:, date:, tags:)"))
             continue
         before = len(problems)
-        unknown = sorted(set(item) - READING_KEYS)
-        if unknown:
-            problems.append(TagProblem(rel, line, f"unknown key '{unknown[0]}' in a reading", "keys: " + ", ".join(sorted(READING_KEYS))))
+        problems += _key_problems(rel, line, item, "a reading", READING_KEYS, ("record", "screener", "date"))
         record, screener, date = _text(item, "record"), _text(item, "screener"), _text(item, "date")
-        for name, value in (("record", record), ("screener", screener), ("date", date)):
-            if value is None:
-                problems.append(TagProblem(rel, line, f"reading without '{name}'", f"add '{name}: ...'"))
         if date and not DATE.match(date):
             problems.append(TagProblem(rel, _at(item, "date", line), f"date '{date}' is not YYYY-MM-DD"))
         if record and record not in entry_keys:
@@ -203,13 +211,8 @@ def check_tag_file(project, path: Path, taxonomy, entry_keys: set[str], known_ro
             problems.append(TagProblem(rel, line, "each adjudication must be a mapping (record:, field:, value:, by:, date:)"))
             continue
         before = len(problems)
-        unknown = sorted(set(item) - RULING_KEYS)
-        if unknown:
-            problems.append(TagProblem(rel, line, f"unknown key '{unknown[0]}' in an adjudication", "keys: " + ", ".join(sorted(RULING_KEYS))))
+        problems += _key_problems(rel, line, item, "an adjudication", RULING_KEYS, ("record", "field", "by", "date"))
         record, name, by, date = _text(item, "record"), _text(item, "field"), _text(item, "by"), _text(item, "date")
-        for key, value in (("record", record), ("field", name), ("by", by), ("date", date)):
-            if value is None:
-                problems.append(TagProblem(rel, line, f"adjudication without '{key}'", f"add '{key}: ...'"))
         if "value" not in item:
             problems.append(TagProblem(rel, line, "adjudication without 'value'", "the value the adjudicator settled on"))
         if date and not DATE.match(date):
