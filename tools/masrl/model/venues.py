@@ -49,6 +49,7 @@ _LOOKUPS: dict[int, tuple[Axis, dict[str, str], dict[str, str | None]]] = {}
 
 
 def _lookup(axis: Axis) -> tuple[dict[str, str], dict[str, str | None]]:
+    """(every folded spelling (id, label, aliases) -> the label it stands for, venues looked up)."""
     cached = _LOOKUPS.get(id(axis))
     if cached is None or cached[0] is not axis:
         names: dict[str, str] = {}
@@ -59,11 +60,6 @@ def _lookup(axis: Axis) -> tuple[dict[str, str], dict[str, str | None]]:
     return cached[1], cached[2]
 
 
-def _names(axis: Axis) -> dict[str, str]:
-    """Every folded spelling (id, label, aliases) -> the label it stands for."""
-    return _lookup(axis)[0]
-
-
 def canonical_venue(axis: Axis, text: str) -> str | None:
     """The one spelling of a venue written another way, or None when none fits.
 
@@ -72,19 +68,18 @@ def canonical_venue(axis: Axis, text: str) -> str | None:
     A year inside parentheses tells a status, not the venue's year, and is dropped with them.
     """
     text = str(text)
-    found = _lookup(axis)[1]
+    names, found = _lookup(axis)
     if text not in found:
         if len(found) > 10_000:  # hostile input with endless distinct venues: bounded memory
             found.clear()
-        found[text] = _canonical_venue(axis, text)
+        found[text] = _canonical_venue(names, text)
     return found[text]
 
 
-def _canonical_venue(axis: Axis, text: str) -> str | None:
+def _canonical_venue(names: dict[str, str], text: str) -> str | None:
     outside = re.sub(r"\([^)]*\)", " ", text)
     years = re.findall(r"\b(19\d{2}|20\d{2})\b", outside)
     words = re.sub(r"\b(19\d{2}|20\d{2})\b", " ", outside)
-    names = _names(axis)
     folded = _fold(words)
     label = names.get(folded)
     if label is None:

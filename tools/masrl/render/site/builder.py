@@ -137,7 +137,8 @@ def hand_written_files(source: Path, ctx: SiteContext) -> dict[str, bytes]:
 
 def generate_docs(corpus: Corpus, source: Path) -> dict[str, bytes]:
     """The whole docs folder as {relative path: content}; raises SiteError on a clash."""
-    ctx = SiteContext(corpus, repository=project_addresses(corpus.project.root).repository)
+    addresses = project_addresses(corpus.project.root)
+    ctx = SiteContext(corpus, repository=addresses.repository, site_url=addresses.site_url)
     generated = {path: text.encode("utf-8") for path, text in generated_pages(ctx).items()}
     generated.update(generated_files(ctx))
     ctx.generated_paths = frozenset(generated)  # hand-written pages link to optional pages that exist

@@ -68,6 +68,7 @@ def _root_prefix(page: str) -> str:
 class SiteContext:
     corpus: Corpus
     repository: str | None = None  # e.g. https://github.com/owner/name, for edit and suggest links
+    site_url: str | None = None  # where the site is published (CITATION.cff url), ending in "/"
     generated_paths: frozenset[str] = frozenset()  # set by the builder once the generated pages exist
     stats: corpus_stats.Stats = field(init=False)
 

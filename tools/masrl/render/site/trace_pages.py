@@ -39,9 +39,7 @@ PERFETTO_UI = "https://ui.perfetto.dev/"
 def trace_pages(ctx: SiteContext) -> tuple[dict[str, str], dict[str, bytes]]:
     """(pages, files): the overview, the schema reference, the examples with their figures and
     their Perfetto files."""
-    from masrl.render.site.citation import project_addresses
-
-    pages, files = _trace_pages(project_addresses(ctx.corpus.project.root).site_url)
+    pages, files = _trace_pages(ctx.site_url)
     return {OVERVIEW_PAGE: overview_markdown(ctx.corpus.project.root), **pages}, files
 
 
