@@ -92,7 +92,7 @@ def test_validate_accepts_the_toy_axis_and_rejects_unknown_values(toy_project):
 def test_stats_and_csv_export_count_and_carry_the_toy_axis(toy_project):
     corpus = load_corpus(toy_project)
     counts = compute_stats(corpus).axis_counts["modality"]
-    assert dict(zip(counts.index, counts["count"])) == {"text": 1, "latent": 1, "not applicable": 1}
+    assert counts.as_dict() == {"text": 1, "latent": 1, "not applicable": 1}
     header = export_csv(corpus, "papers").splitlines()[0].split(",")
     assert "modality" in header[header.index("one_liner"):]  # one of masrl's columns after the artifact's
 

@@ -35,7 +35,7 @@ def real_stats(real_corpus):
 
 def counts(stats, field_name):
     """{value: count} of an axis, in table order."""
-    return {value: int(n) for value, n in stats.axis_counts[field_name]["count"].items()}
+    return stats.axis_counts[field_name].as_dict()
 
 
 # -- hand-counted fixture (three entries, one exclusion) ---------------------------------------
@@ -45,8 +45,8 @@ def test_headline_counts_retained_excluded_audited(mini_stats):
     assert counts_of(mini_stats.headline) == {"retained": 3, "excluded": 1, "audited": 4}
 
 
-def counts_of(frame):
-    return {value: int(n) for value, n in frame["count"].items()}
+def counts_of(table):
+    return table.as_dict()
 
 
 def test_every_taxonomy_value_is_listed_in_order_with_zeros(mini_stats, mini_project):
@@ -69,7 +69,20 @@ def test_empty_values_are_their_own_not_applicable_row(mini_stats):
     assert counts(mini_stats, "evaluation_measures") == {
         "outcome": 1, "efficiency": 0, "coordination": 0, "trace_safety": 0, NOT_APPLICABLE: 2,
     }
-    assert mini_stats.axis_counts["credit_units"].loc[NOT_APPLICABLE, "label"] == NOT_APPLICABLE
+    credit_units = mini_stats.axis_counts["credit_units"]
+    assert credit_units.labels[credit_units.values.index(NOT_APPLICABLE)] == NOT_APPLICABLE
+
+
+def test_tables_hand_over_to_pandas_with_the_same_counts(mini_stats):
+    axis = mini_stats.axis_counts["credit_units"].to_frame()
+    assert axis.index.name == "credit_units" and list(axis.columns) == ["label", "count"]
+    assert dict(zip(axis.index, axis["count"].tolist())) == mini_stats.axis_counts["credit_units"].as_dict()
+    table = mini_stats.crosstabs["reward_types_x_credit_units"]
+    frame = table.to_frame()
+    assert (frame.index.name, frame.columns.name) == ("reward_types", "credit_units")
+    assert frame.to_numpy().tolist() == [list(row) for row in table.cells]
+    assert int(frame.loc["shared", "message"]) == table["shared", "message"] == table.get("shared", "message")
+    assert table.get("shared", "no such value") is None
 
 
 def test_years_ascend_and_reward_families_derive_from_reward_types(mini_stats):
@@ -93,11 +106,11 @@ def test_crosstabs_have_every_value_pair(mini_stats, mini_project):
     assert set(mini_stats.crosstabs) == {crosstab_name(r, c) for r, c in load_taxonomy().crosstabs()}
     table = mini_stats.crosstabs["reward_types_x_credit_units"]
     assert table.shape == (len(taxonomy["reward_types"].ids), len(taxonomy["credit_units"].ids))
-    assert list(table.index) == list(taxonomy["reward_types"].ids)
-    assert table.loc["shared", "agent"] == 1 and table.loc["shared", "message"] == 1
+    assert list(table.rows) == list(taxonomy["reward_types"].ids)
+    assert table["shared", "agent"] == 1 and table["shared", "message"] == 1
     assert int(table.to_numpy().sum()) == 2  # gamma has neither axis: left out
     verified = mini_stats.crosstabs["category_x_verified"]
-    assert verified.loc["rl_method", "yes"] == 2 and verified.loc["benchmark", "yes"] == 1
+    assert verified["rl_method", "yes"] == 2 and verified["benchmark", "yes"] == 1
 
 
 def test_multi_valued_fields_count_an_entry_once_per_value(tmp_path):
@@ -109,9 +122,9 @@ def test_multi_valued_fields_count_an_entry_once_per_value(tmp_path):
     assert counts(stats, "reward_families")["R6"] == 1  # two reward types, one family: counted once
     assert counts(stats, "credit_units")["agent"] == 1 and counts(stats, "credit_units")["role"] == 1
     pairs = stats.crosstabs["reward_types_x_credit_units"]
-    assert int(pairs.to_numpy().sum()) == 4
-    assert stats.crosstabs["reward_families_x_credit_units"].loc["R6", "role"] == 1
-    assert int(stats.crosstabs["sub_decisions_x_topology"]["centralized"].sum()) == 2
+    assert sum(count for _, _, count in pairs) == 4
+    assert stats.crosstabs["reward_families_x_credit_units"]["R6", "role"] == 1
+    assert sum(stats.crosstabs["sub_decisions_x_topology"].column("centralized")) == 2
 
 
 # -- renderings ---------------------------------------------------------------------------------

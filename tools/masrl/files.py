@@ -93,9 +93,15 @@ def _replace(target: Path | str, data: bytes, mode: int) -> None:
 
 
 def write_if_changed(path: Path, content: bytes, root: Path | None = None) -> bool:
-    """Write atomically unless the file already holds exactly these bytes; True when written."""
+    """Write unless the file already holds exactly these bytes; True when written. An existing
+    file is replaced atomically; a new one is created in place, as write_many does (a generated
+    site is mostly new files, and a temporary file and a rename each cost as much as the write)."""
     real = resolve_target(path, root)
-    if real.is_file() and real.stat().st_size == len(content) and real.read_bytes() == content:
+    if not real.is_file():
+        real.parent.mkdir(parents=True, exist_ok=True)
+        _create_new(os.fspath(real), content)
+        return True
+    if real.stat().st_size == len(content) and real.read_bytes() == content:
         return False
     write_atomic(real, content, root=root if root is not None else real.parent)
     return True

@@ -6,7 +6,7 @@
 - which orchestration sub-decisions (O1-O5) at least one RL-trained entry (is_rl: yes) addresses;
 - which evaluation measures the benchmark entries cover.
 
-Markdown marks empty cells with an em dash and sets sparse counts in bold; ``cell_classes`` gives
+Markdown marks empty cells with an em dash and sets sparse counts in bold; ``cell_class`` gives
 the site the same distinction as CSS classes ("empty", "sparse", "").
 """
 
@@ -14,8 +14,6 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-
-import pandas as pd
 
 from masrl.derive.stats import (
     NOT_APPLICABLE,
@@ -25,6 +23,7 @@ from masrl.derive.stats import (
     entries_with_value,
     field_labels,
 )
+from masrl.derive.tables import CrossTab
 from masrl.model.project import Corpus
 
 DEFAULT_SPARSE = 2
@@ -47,7 +46,7 @@ class CrosstabGaps:
     name: str
     row_field: str
     column_field: str
-    table: pd.DataFrame
+    table: CrossTab
     empty: tuple[Cell, ...]
     sparse: tuple[Cell, ...]
 
@@ -100,12 +99,7 @@ def cell_class(count: int, sparse: int = DEFAULT_SPARSE) -> str:
     return SPARSE_CLASS if count <= sparse else ""
 
 
-def cell_classes(table: pd.DataFrame, sparse: int = DEFAULT_SPARSE) -> pd.DataFrame:
-    """A frame shaped like ``table`` holding each cell's CSS class: "empty", "sparse" or ""."""
-    return table.apply(lambda column: column.map(lambda count: cell_class(int(count), sparse)))
-
-
-def find_gaps(corpus: Corpus, sparse: int = DEFAULT_SPARSE, crosstabs: Mapping[str, pd.DataFrame] | None = None) -> Gaps:
+def find_gaps(corpus: Corpus, sparse: int = DEFAULT_SPARSE, crosstabs: Mapping[str, CrossTab] | None = None) -> Gaps:
     """Every gap finding; ``sparse`` is the largest count a sparse cell may have. ``crosstabs``:
     the corpus's cross-tabs by name when the caller already computed them (Stats.crosstabs of
     the same corpus), so they are not counted again."""
@@ -130,21 +124,18 @@ def unused_values(corpus: Corpus, field_name: str) -> tuple[str, ...]:
 
 
 def crosstab_gaps(corpus: Corpus, row_field: str, column_field: str, sparse: int = DEFAULT_SPARSE,
-                  table: pd.DataFrame | None = None) -> CrosstabGaps:
+                  table: CrossTab | None = None) -> CrosstabGaps:
     """The empty and sparse cells of one cross-tab (``table``: crosstab() of it, when known)."""
     if table is None:
         table = crosstab(corpus, row_field, column_field)
     empty, thin = [], []
-    # The counts as plain lists: a .loc lookup per cell costs more than the whole scan.
-    for row, counts in zip(table.index, table.to_numpy().tolist(), strict=True):
-        for column, count in zip(table.columns, counts, strict=True):
-            count = int(count)
-            kind = cell_class(count, sparse)
-            if kind == EMPTY_CLASS:
-                empty.append(Cell(row, column, 0, ()))
-            elif kind == SPARSE_CLASS:
-                members = entries_in_cell(corpus, row_field, column_field, row, column)
-                thin.append(Cell(row, column, count, tuple(members)))
+    for row, column, count in table:
+        kind = cell_class(count, sparse)
+        if kind == EMPTY_CLASS:
+            empty.append(Cell(row, column, 0, ()))
+        elif kind == SPARSE_CLASS:
+            members = entries_in_cell(corpus, row_field, column_field, row, column)
+            thin.append(Cell(row, column, count, tuple(members)))
     return CrosstabGaps(crosstab_name(row_field, column_field), row_field, column_field, table, tuple(empty), tuple(thin))
 
 
@@ -168,25 +159,3 @@ def sub_decision_coverage(corpus: Corpus) -> tuple[Coverage, ...]:
 def benchmark_measure_coverage(corpus: Corpus) -> tuple[Coverage, ...]:
     """Benchmark entries covering each evaluation measure."""
     return _coverage(corpus, "evaluation_measures", lambda e: e.category == "benchmark")
-
-
-# ---------------------------------------------------------------------------------------------
-# Rendering.
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-

@@ -1,7 +1,8 @@
 """Corpus statistics: headline counts, per-axis counts, cross-tabs and the screening log.
 
-Everything is computed from the loaded corpus with pandas and returned as DataFrames in a
-``Stats`` value; ``stats_markdown``, ``stats_json`` and ``stats_csv`` render it. The site,
+Everything is computed from the loaded corpus and returned as plain tables (``Counts`` and
+``CrossTab`` of ``masrl.derive.tables``) in a ``Stats`` value; ``masrl.render.stats`` renders it
+as Markdown, JSON and CSV. The site,
 ``STATS.md``, the gap tables, the claim ledger and the figures all read the same tables.
 
 Conventions every table follows:
@@ -27,10 +28,9 @@ from dataclasses import dataclass
 from itertools import product
 from types import MappingProxyType
 
-import pandas as pd
-
 from masrl.model.project import Corpus
 from masrl.model.records import Entry, entry_specs
+from masrl.derive.tables import Counts, CrossTab
 from masrl.model.taxonomy import Taxonomy
 
 NOT_APPLICABLE = "not applicable"
@@ -155,27 +155,24 @@ def entries_in_cell(corpus: Corpus, row_field: str, column_field: str, row: str,
 class Stats:
     """All statistics of one corpus.
 
-    headline: index retained/excluded/audited; columns label, count.
-    axis_counts: field name -> DataFrame indexed by value id (taxonomy order, then
-        "not applicable"); columns label, count.
-    crosstabs: "<row>_x_<column>" -> DataFrame of counts, index = row values, columns = column
-        values (taxonomy order); ``index.name`` and ``columns.name`` are the two field names.
-    exclusion_counts: screening-log field (stage, source, query_family, reason_code) ->
-        DataFrame shaped like an axis count.
+    headline: retained, excluded and audited records (a ``Counts`` of field "headline").
+    axis_counts: field name -> ``Counts`` by value (taxonomy order, then "not applicable").
+    crosstabs: "<row>_x_<column>" -> ``CrossTab`` of the two fields (taxonomy order).
+    exclusion_counts: screening-log field (stage, source, query_family, reason_code) -> ``Counts``.
     entries: number of retained entries (the denominator of shares).
     labels: field name (entry or screening-log field) -> its taxonomy label, for headings.
     """
 
-    headline: pd.DataFrame
-    axis_counts: dict[str, pd.DataFrame]
-    crosstabs: dict[str, pd.DataFrame]
-    exclusion_counts: dict[str, pd.DataFrame]
+    headline: Counts
+    axis_counts: dict[str, Counts]
+    crosstabs: dict[str, CrossTab]
+    exclusion_counts: dict[str, Counts]
     entries: int
     labels: dict[str, str]
 
     def count(self, field_name: str, value: str) -> int:
         """Shortcut: how many retained entries hold ``value`` on ``field_name``."""
-        return int(self.axis_counts[field_name].loc[value, "count"])
+        return self.axis_counts[field_name][value]
 
 
 def crosstab_name(row_field: str, column_field: str) -> str:
@@ -201,88 +198,45 @@ def field_labels(taxonomy: Taxonomy) -> dict[str, str]:
     return labels
 
 
-def headline_counts(corpus: Corpus) -> pd.DataFrame:
+def headline_counts(corpus: Corpus) -> Counts:
     counts = {"retained": len(corpus.entries), "excluded": len(corpus.exclusions), "audited": corpus.audited}
-    return _count_frame(counts, HEADLINE_LABELS)
+    return Counts.of("headline", counts, HEADLINE_LABELS)
 
 
-def axis_counts(corpus: Corpus, field_name: str) -> pd.DataFrame:
+def axis_counts(corpus: Corpus, field_name: str) -> Counts:
     """Entries per value of one field (see the module docstring for the conventions)."""
     keys = entries_with_value(corpus, field_name)
     counts = {value: len(members) for value, members in keys.items()}
-    labels = {value: value_label(corpus, field_name, value) for value in counts}
-    frame = _count_frame(counts, labels)
-    frame.index.name = field_name
-    return frame
+    return Counts.of(field_name, counts, {value: value_label(corpus, field_name, value) for value in counts})
 
 
-def crosstab(corpus: Corpus, row_field: str, column_field: str) -> pd.DataFrame:
+def crosstab(corpus: Corpus, row_field: str, column_field: str) -> CrossTab:
     """Count of entries per pair of values; every taxonomy value on both axes, zeros included."""
     taxonomy = corpus.taxonomy
-    pairs = [
+    counts = Counter(
         pair
         for entry in corpus.entries
         for pair in product(entry_values(entry, row_field, taxonomy), entry_values(entry, column_field, taxonomy))
-    ]
-    rows, columns = field_values(corpus, row_field), field_values(corpus, column_field)
-    # Count in plain Python and build the frame once: cell-by-cell .loc updates are slow.
-    counts = Counter(pairs)
-    cells = [[counts.get((row, column), 0) for column in columns] for row in rows]
-    return pd.DataFrame(
-        cells, index=pd.Index(rows, name=row_field), columns=pd.Index(columns, name=column_field), dtype="int64"
     )
+    rows, columns = field_values(corpus, row_field), field_values(corpus, column_field)
+    cells = tuple(tuple(counts.get((row, column), 0) for column in columns) for row in rows)
+    return CrossTab(row_field, column_field, tuple(rows), tuple(columns), cells)
 
 
-def exclusion_counts(corpus: Corpus, field_name: str) -> pd.DataFrame:
+def exclusion_counts(corpus: Corpus, field_name: str) -> Counts:
     """Excluded records per value of a screening-log field, in taxonomy order."""
     axis = corpus.taxonomy[corpus.taxonomy.axis_of_field[field_name]]
     counts = {value: 0 for value in axis.ids}
     for record in corpus.exclusions:
         counts[getattr(record, field_name)] += 1
-    frame = _count_frame(counts, {value: axis.label_of(value) for value in counts})
-    frame.index.name = field_name
-    return frame
+    return Counts.of(field_name, counts, {value: axis.label_of(value) for value in counts})
 
 
-def exclusion_crosstab(corpus: Corpus, row_field: str, column_field: str) -> pd.DataFrame:
+def exclusion_crosstab(corpus: Corpus, row_field: str, column_field: str) -> CrossTab:
     """Excluded records per pair of screening-log values, e.g. stage x reason_code."""
     taxonomy = corpus.taxonomy
-    rows = list(taxonomy[taxonomy.axis_of_field[row_field]].ids)
-    columns = list(taxonomy[taxonomy.axis_of_field[column_field]].ids)
-    table = pd.DataFrame(0, index=pd.Index(rows, name=row_field), columns=pd.Index(columns, name=column_field))
-    for record in corpus.exclusions:
-        table.loc[getattr(record, row_field), getattr(record, column_field)] += 1
-    return table.astype("int64")
-
-
-
-
-def _count_frame(counts: dict[str, int], labels: dict[str, str]) -> pd.DataFrame:
-    frame = pd.DataFrame(
-        {"label": [labels[v] for v in counts], "count": list(counts.values())},
-        index=pd.Index(list(counts), dtype="object"),
-    )
-    frame["count"] = frame["count"].astype("int64")
-    return frame
-
-
-# ---------------------------------------------------------------------------------------------
-# Rendering.
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
+    rows = tuple(taxonomy[taxonomy.axis_of_field[row_field]].ids)
+    columns = tuple(taxonomy[taxonomy.axis_of_field[column_field]].ids)
+    counts = Counter((getattr(record, row_field), getattr(record, column_field)) for record in corpus.exclusions)
+    return CrossTab(row_field, column_field, rows, columns,
+                    tuple(tuple(counts.get((row, column), 0) for column in columns) for row in rows))

@@ -33,18 +33,19 @@ def cache_root() -> Path | None:
 
 
 @functools.cache
-def _matplotlib_version() -> str:
+def _version(package: str) -> str:
     # Looked up once per process: each importlib.metadata lookup scans site-packages, and the
-    # site build asks for it once per figure kind and trace example.
+    # site build asks once per figure kind and trace example.
     from importlib.metadata import version
 
-    return version("matplotlib")
+    return version(package)
 
 
-def code_fingerprint(*modules) -> bytes:
-    """The drawing code's source and the matplotlib version: a change to either redraws (read
-    from the installed package's metadata: importing matplotlib would cost seconds)."""
-    parts = [_matplotlib_version().encode()]
+def code_fingerprint(*modules, packages: tuple[str, ...] = ("matplotlib",)) -> bytes:
+    """The rendering code's source and the versions of the packages it renders with: a change
+    to either renders again (versions read from the installed metadata: importing matplotlib
+    would cost seconds)."""
+    parts = [f"{package} {_version(package)}".encode() for package in packages]
     parts += [Path(module.__file__).read_bytes() for module in modules]
     return b"\0".join(parts)
 

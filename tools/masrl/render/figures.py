@@ -17,8 +17,6 @@ from collections.abc import Callable
 from contextlib import contextmanager
 from pathlib import Path
 
-import numpy as np
-
 from masrl.derive.gaps import DEFAULT_SPARSE
 from masrl.derive.stats import (
     NOT_APPLICABLE,
@@ -32,13 +30,14 @@ from masrl.model.project import Corpus
 from masrl.model.snapshot import PUBLISHED_SNAPSHOT, published_snapshot, snapshot_path
 from masrl.render.cache import RenderCache, code_fingerprint
 
-# matplotlib takes seconds to import and only drawing needs it: a figure read back from the
-# render cache does not. _load_matplotlib() binds these names the first time a figure is drawn.
-matplotlib = Figure = FancyBboxPatch = Patch = Rectangle = None
+# matplotlib (and numpy) take seconds to import and only drawing needs them: a figure read back
+# from the render cache does not. _load_matplotlib() binds these names the first time a figure
+# is drawn.
+matplotlib = Figure = FancyBboxPatch = Patch = Rectangle = np = None
 
 
 def _load_matplotlib() -> None:
-    global matplotlib, Figure, FancyBboxPatch, Patch, Rectangle
+    global matplotlib, Figure, FancyBboxPatch, Patch, Rectangle, np
     if Rectangle is not None:
         return
     import matplotlib as _matplotlib
@@ -48,7 +47,9 @@ def _load_matplotlib() -> None:
     from matplotlib.patches import FancyBboxPatch as _FancyBboxPatch
     from matplotlib.patches import Patch as _Patch
     from matplotlib.patches import Rectangle as _Rectangle
+    import numpy as _numpy
 
+    np = _numpy
     matplotlib, Figure, FancyBboxPatch, Patch = _matplotlib, _Figure, _FancyBboxPatch, _Patch
     Rectangle = _Rectangle
 
@@ -129,8 +130,8 @@ FIGURES: list[tuple[str, str, str]] = [
      "Entries per orchestration sub-decision (O1-O5) and topology. Hatched cells with a dot are empty; "
      "outlined cells are sparse (1 or 2 entries)."),
     ("sub-decision-coverage", "Orchestration sub-decisions by RL training",
-     "Entries addressing each orchestration sub-decision, split by whether agents are trained with RL. "
-     "No entry addresses O5 (when to stop)."),
+     "Entries addressing each orchestration sub-decision (O1 spawn to O5 stop), split by whether their "
+     "agents are trained with RL; the figure beside each bar is its total."),
     ("entries-per-year", "Entries per year by category",
      "Retained entries per publication year, stacked by category; years without an entry are left out."),
     ("screening-flow", "Screening flow",
@@ -239,23 +240,23 @@ def _panel_title(corpus: Corpus, field_name: str) -> str:
 def draw_axis_counts(corpus: Corpus) -> Figure:
     figure = _new_figure(11.0, 10.0)
     panels = figure.subplots(3, 3)
-    frames = {name: axis_counts(corpus, name) for name in OVERVIEW_FIELDS}
+    tables = {name: axis_counts(corpus, name) for name in OVERVIEW_FIELDS}
     frozen = published_snapshot(corpus.project)
-    frozen_frames = {name: axis_counts(frozen, name) for name in OVERVIEW_FIELDS} if frozen is not None else {}
-    most_rows = max(len(frame) for frame in frames.values())
+    frozen_tables = {name: axis_counts(frozen, name) for name in OVERVIEW_FIELDS} if frozen is not None else {}
+    most_rows = max(len(table) for table in tables.values())
     for ax, field_name in zip(panels.flat, OVERVIEW_FIELDS, strict=True):
-        frame = frames[field_name]
-        names = [value_name(corpus, field_name, v) for v in frame.index]
-        counts = frame["count"].to_numpy()
-        colours = [NOT_APPLICABLE_COLOUR if v == NOT_APPLICABLE else OKABE_ITO[0] for v in frame.index]
+        table = tables[field_name]
+        names = [value_name(corpus, field_name, v) for v in table.values]
+        counts = np.array(table.counts)
+        colours = [NOT_APPLICABLE_COLOUR if v == NOT_APPLICABLE else OKABE_ITO[0] for v in table.values]
         positions = np.arange(len(names))
         ax.barh(positions, counts, color=colours, height=0.7)
         ax.set_yticks(positions, names)
         ax.set_ylim(most_rows - 0.5, -0.5)  # the same bar thickness in every panel, top-aligned
         ax.spines["left"].set_bounds(len(names) - 0.5, -0.5)  # the axis line ends with the last bar
         ax.set_title(_panel_title(corpus, field_name), loc="left")
-        old = frozen_frames.get(field_name)
-        old_counts = [int(old.loc[v, "count"]) if old is not None and v in old.index else 0 for v in frame.index]
+        old = frozen_tables.get(field_name)
+        old_counts = [old.get(v, 0) if old is not None else 0 for v in table.values]
         limit = max(int(counts.max()), *old_counts, 1)
         ax.set_xlim(0, limit * 1.18)
         if old is not None:
@@ -268,7 +269,7 @@ def draw_axis_counts(corpus: Corpus) -> Figure:
         ax.xaxis.set_visible(False)
         ax.spines["bottom"].set_visible(False)
     figure.suptitle("Retained entries per value of each axis", fontsize=12, fontweight="bold")
-    if frozen_frames:
+    if frozen_tables:
         marker = matplotlib.lines.Line2D([], [], color=OKABE_ITO[7], marker="|", linestyle="none", markersize=12,
                                          markeredgewidth=1.6)
         figure.legend([Patch(color=OKABE_ITO[0]), marker], ["live corpus", f"snapshot {PUBLISHED_SNAPSHOT}"],
@@ -278,7 +279,7 @@ def draw_axis_counts(corpus: Corpus) -> Figure:
 
 def _draw_heatmap(corpus: Corpus, row_field: str, column_field: str, sparse: int = DEFAULT_SPARSE) -> Figure:
     table = crosstab(corpus, row_field, column_field)
-    rows, columns = list(table.index), list(table.columns)
+    rows, columns = list(table.rows), list(table.columns)
     counts = table.to_numpy()
     figure = _new_figure(1.9 + 0.85 * len(columns), 1.5 + 0.5 * len(rows))
     ax = figure.subplots()
@@ -337,11 +338,11 @@ def draw_sub_decision_coverage(corpus: Corpus) -> Figure:
     table = crosstab(corpus, "sub_decisions", "is_rl")
     figure = _new_figure(7.5, 3.6)
     ax = figure.subplots()
-    positions = np.arange(len(table.index))
-    left = np.zeros(len(table.index))
+    positions = np.arange(len(table.rows))
+    left = np.zeros(len(table.rows))
     colours = dict(zip(table.columns, (OKABE_ITO[0], OKABE_ITO[4], OKABE_ITO[1]), strict=False))
     for status in table.columns:
-        values = table[status].to_numpy()
+        values = np.array(table.column(status), dtype=np.int64)
         label = corpus.taxonomy["is_rl"].label_of(status)
         ax.barh(positions, values, left=left, color=colours.get(status, OKABE_ITO[7]), height=0.65, label=label)
         for y, (start, width) in enumerate(zip(left, values, strict=True)):
@@ -353,7 +354,7 @@ def draw_sub_decision_coverage(corpus: Corpus) -> Figure:
     for y, total in enumerate(left):
         note = f"{int(total)}" if total else "no entry"
         ax.text(total + top * 0.015, y, note, va="center", fontsize=8, fontstyle="normal" if total else "italic")
-    ax.set_yticks(positions, [_sub_decision_label(corpus, v) for v in table.index])
+    ax.set_yticks(positions, [_sub_decision_label(corpus, v) for v in table.rows])
     ax.invert_yaxis()
     ax.set_xlim(0, top * 1.15)
     ax.xaxis.set_major_locator(matplotlib.ticker.MaxNLocator(integer=True))
@@ -372,16 +373,16 @@ def draw_entries_per_year(corpus: Corpus) -> Figure:
     table = crosstab(corpus, "year", "category")
     figure = _new_figure(9.0, 4.2)
     ax = figure.subplots()
-    positions = np.arange(len(table.index))
-    bottom = np.zeros(len(table.index))
+    positions = np.arange(len(table.rows))
+    bottom = np.zeros(len(table.rows))
     for colour, category in zip(OKABE_ITO, table.columns, strict=False):
-        values = table[category].to_numpy()
+        values = np.array(table.column(category), dtype=np.int64)
         ax.bar(positions, values, bottom=bottom, color=colour, width=0.75,
                label=corpus.taxonomy["categories"].label_of(category), edgecolor="white", linewidth=0.5)
         bottom += values
     for x, total in enumerate(bottom):
         ax.text(x, total + 0.4, str(int(total)), ha="center", va="bottom", fontsize=8)
-    ax.set_xticks(positions, list(table.index))
+    ax.set_xticks(positions, list(table.rows))
     ax.set_ylim(0, bottom.max() * 1.12 + 1)
     ax.set_ylabel("retained entries")
     ax.set_xlabel("year (years without an entry left out)")
@@ -403,17 +404,17 @@ def screening_flow_data(corpus: Corpus) -> dict:
     by_stage = exclusion_crosstab(corpus, "stage", "reason_code")
     remaining = corpus.audited
     stages = []
-    for stage in by_stage.index:
-        reasons = {reason: int(n) for reason, n in by_stage.loc[stage].items() if n}
+    for stage in by_stage.rows:
+        reasons = {reason: n for reason, n in by_stage.row(stage).items() if n}
         excluded = sum(reasons.values())
         remaining -= excluded
         stages.append({"stage": stage, "excluded": excluded, "reasons": reasons, "remaining": remaining})
-    categories = axis_counts(corpus, "category")["count"]
+    categories = axis_counts(corpus, "category").as_dict()
     return {
         "audited": corpus.audited,
         "stages": stages,
         "retained": len(corpus.entries),
-        "categories": {c: int(n) for c, n in categories.items()},
+        "categories": categories,
     }
 
 

@@ -7,9 +7,8 @@ import io
 import json
 from collections.abc import Iterable
 
-import pandas as pd
-
 from masrl.derive.stats import NOT_APPLICABLE, Stats
+from masrl.derive.tables import Counts, CrossTab
 
 
 def markdown_table(headers: list[str], rows: Iterable[Iterable[object]], align: str | None = None) -> str:
@@ -32,30 +31,25 @@ def change(live: int, frozen: int | None) -> str:
     return f"{live - frozen:+d}" if live != frozen else "0"
 
 
-def _frozen_count(frame: pd.DataFrame | None, value: str) -> int | None:
-    return int(frame.loc[value, "count"]) if frame is not None and value in frame.index else None
-
-
-def counts_markdown(frame: pd.DataFrame, total: int | None = None, noun: str = "Entries",
-                    baseline: pd.DataFrame | None = None) -> str:
+def counts_markdown(counts: Counts, total: int | None = None, noun: str = "Entries",
+                    baseline: Counts | None = None) -> str:
     """An axis-count table; with ``total`` a share-of-entries column is added, with ``baseline``
     (the same table on the snapshot) a Snapshot and a Change column."""
     headers = ["Value", "Label", noun] + (["Share"] if total is not None else [])
     headers += ["Snapshot", "Change"] if baseline is not None else []
     rows = []
-    for value, row in frame.iterrows():
-        count = int(row["count"])
-        cells = [f"`{value}`" if value != NOT_APPLICABLE else f"_{NOT_APPLICABLE}_", row["label"], count]
+    for value, label, count in counts:
+        cells = [f"`{value}`" if value != NOT_APPLICABLE else f"_{NOT_APPLICABLE}_", label, count]
         if total is not None:
             cells.append(_share(count, total))
         if baseline is not None:
-            frozen = _frozen_count(baseline, value)
+            frozen = baseline.get(value)
             cells += ["-" if frozen is None else frozen, change(count, frozen)]
         rows.append(cells)
     return markdown_table(headers, rows, "l" + "l" + "r" * (len(headers) - 2))
 
 
-def crosstab_markdown(table: pd.DataFrame, format_cell=None, baseline: pd.DataFrame | None = None) -> str:
+def crosstab_markdown(table: CrossTab, format_cell=None, baseline: CrossTab | None = None) -> str:
     """A cross-tab as a Markdown table; ``format_cell(count)`` may decorate the cells. With
     ``baseline`` (the same cross-tab on the snapshot) a cell that moved shows its snapshot count
     in brackets."""
@@ -65,12 +59,12 @@ def crosstab_markdown(table: pd.DataFrame, format_cell=None, baseline: pd.DataFr
         shown = format_cell(count)
         if baseline is None:
             return shown
-        frozen = int(baseline.loc[row, column]) if row in baseline.index and column in baseline.columns else None
+        frozen = baseline.get(row, column)
         return shown if frozen == count else f"{shown} ({'-' if frozen is None else frozen})"
 
-    headers = [f"{table.index.name} \\ {table.columns.name}", *[f"`{c}`" for c in table.columns]]
-    rows = [[f"`{row}`", *[cell(row, column, int(table.loc[row, column])) for column in table.columns]]
-            for row in table.index]
+    headers = [f"{table.row_field} \\ {table.column_field}", *[f"`{c}`" for c in table.columns]]
+    rows = [[f"`{row}`", *[cell(row, column, count) for column, count in zip(table.columns, counts, strict=True)]]
+            for row, counts in zip(table.rows, table.cells, strict=True)]
     return markdown_table(headers, rows)
 
 
@@ -86,15 +80,16 @@ def stats_markdown(stats: Stats, heading_level: int = 2, baseline: Stats | None 
     h = "#" * heading_level
     compared = baseline is not None
 
-    def of(frames: dict[str, pd.DataFrame] | None, name: str) -> pd.DataFrame | None:
-        return frames.get(name, pd.DataFrame(columns=["label", "count"])) if frames is not None else None
+    def of(tables: dict[str, Counts] | None, name: str) -> Counts | None:
+        # An axis the snapshot's vocabulary lacked: every value is new.
+        return tables.get(name, Counts(name, (), (), ())) if tables is not None else None
 
-    headline = [[row["label"], int(row["count"])] for _, row in stats.headline.iterrows()]
+    headline = [[label, count] for _, label, count in stats.headline]
     headers = ["Records", "Count"]
     if compared:
         headers += ["Snapshot", "Change"]
         headline = [[label, count, frozen, change(count, frozen)] for (label, count), frozen
-                    in zip(headline, (int(c) for c in baseline.headline["count"]), strict=True)]
+                    in zip(headline, baseline.headline.counts, strict=True)]
     parts = [f"{h} Headline", ""]
     parts += [snapshot_note(baseline_name or "snapshot"), ""] if compared else []
     parts += [markdown_table(headers, headline), ""]
@@ -105,19 +100,19 @@ def stats_markdown(stats: Stats, heading_level: int = 2, baseline: Stats | None 
         "",
     ]
     frozen_axes = baseline.axis_counts if compared else None
-    for name, frame in stats.axis_counts.items():
-        table = counts_markdown(frame, stats.entries, baseline=of(frozen_axes, name))
+    for name, counts in stats.axis_counts.items():
+        table = counts_markdown(counts, stats.entries, baseline=of(frozen_axes, name))
         parts += [f"{h}# {stats.labels[name]} (`{name}`)", "", table, ""]
     parts += [f"{h} Cross-tabulations", ""]
     parts += ["Each cell counts the entries holding both values; entries without a value on either axis are left out.", ""]
     for name, table in stats.crosstabs.items():
         frozen = baseline.crosstabs.get(name) if compared else None
-        parts += [f"{h}# {stats.labels[table.index.name]} × {stats.labels[table.columns.name]}", ""]
+        parts += [f"{h}# {stats.labels[table.row_field]} × {stats.labels[table.column_field]}", ""]
         parts += [crosstab_markdown(table, baseline=frozen), ""]
     parts += [f"{h} Screening log (excluded records)", ""]
     frozen_exclusions = baseline.exclusion_counts if compared else None
-    for name, frame in stats.exclusion_counts.items():
-        table = counts_markdown(frame, noun="Records", baseline=of(frozen_exclusions, name))
+    for name, counts in stats.exclusion_counts.items():
+        table = counts_markdown(counts, noun="Records", baseline=of(frozen_exclusions, name))
         parts += [f"{h}# {stats.labels[name]} (`{name}`)", "", table, ""]
     return "\n".join(parts).rstrip() + "\n"
 
@@ -125,23 +120,23 @@ def stats_markdown(stats: Stats, heading_level: int = 2, baseline: Stats | None 
 def stats_data(stats: Stats) -> dict:
     """Plain data for JSON: lists keep taxonomy order, objects are sorted by key on output."""
 
-    def counts(frame: pd.DataFrame) -> list[dict]:
-        return [{"value": v, "label": r["label"], "count": int(r["count"])} for v, r in frame.iterrows()]
+    def counts(table: Counts) -> list[dict]:
+        return [{"value": value, "label": label, "count": count} for value, label, count in table]
 
-    def table(frame: pd.DataFrame) -> dict:
+    def crosstab(table: CrossTab) -> dict:
         return {
-            "row_field": frame.index.name,
-            "column_field": frame.columns.name,
-            "rows": list(frame.index),
-            "columns": list(frame.columns),
-            "counts": [[int(v) for v in frame.loc[row]] for row in frame.index],
+            "row_field": table.row_field,
+            "column_field": table.column_field,
+            "rows": list(table.rows),
+            "columns": list(table.columns),
+            "counts": [list(row) for row in table.cells],
         }
 
     return {
-        "headline": {name: int(stats.headline.loc[name, "count"]) for name in stats.headline.index},
-        "axis_counts": {name: counts(frame) for name, frame in stats.axis_counts.items()},
-        "crosstabs": {name: table(frame) for name, frame in stats.crosstabs.items()},
-        "exclusion_counts": {name: counts(frame) for name, frame in stats.exclusion_counts.items()},
+        "headline": stats.headline.as_dict(),
+        "axis_counts": {name: counts(table) for name, table in stats.axis_counts.items()},
+        "crosstabs": {name: crosstab(table) for name, table in stats.crosstabs.items()},
+        "exclusion_counts": {name: counts(table) for name, table in stats.exclusion_counts.items()},
     }
 
 
@@ -155,18 +150,13 @@ def stats_rows(stats: Stats) -> list[tuple[str, str, str, int]]:
     Tables are named headline, axis.<field>, crosstab.<row>_x_<column> and exclusions.<field>.
     """
     rows: list[tuple[str, str, str, int]] = []
-    for value, row in stats.headline.iterrows():
-        rows.append(("headline", value, "", int(row["count"])))
-    for name, frame in stats.axis_counts.items():
-        rows += [(f"axis.{name}", value, "", int(row["count"])) for value, row in frame.iterrows()]
-    for name, table in stats.crosstabs.items():
-        rows += [
-            (f"crosstab.{name}", row, column, int(table.loc[row, column]))
-            for row in table.index
-            for column in table.columns
-        ]
-    for name, frame in stats.exclusion_counts.items():
-        rows += [(f"exclusions.{name}", value, "", int(row["count"])) for value, row in frame.iterrows()]
+    rows += [("headline", value, "", count) for value, _, count in stats.headline]
+    for name, table in stats.axis_counts.items():
+        rows += [(f"axis.{name}", value, "", count) for value, _, count in table]
+    for name, crosstab in stats.crosstabs.items():
+        rows += [(f"crosstab.{name}", row, column, count) for row, column, count in crosstab]
+    for name, table in stats.exclusion_counts.items():
+        rows += [(f"exclusions.{name}", value, "", count) for value, _, count in table]
     return rows
 
 

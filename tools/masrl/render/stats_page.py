@@ -25,7 +25,7 @@ def stats_snapshot(corpus: Corpus) -> str:
     frozen = published_snapshot(corpus.project)
     frozen_stats = compute_stats(frozen) if frozen is not None else None
     frozen_gaps = find_gaps(frozen) if frozen is not None else None
-    headline = stats.headline["count"]
+    headline = stats.headline
     parts = [
         "# Corpus statistics",
         "",

@@ -24,8 +24,6 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
 
-import numpy as np
-
 from masrl.errors import InputError
 
 DECISIONS_DIR = Path("screening") / "decisions"
@@ -153,6 +151,7 @@ def field_agreement(field_name: str, units: dict[str, dict[str, str]]) -> FieldA
     labels = sorted({v for r in units.values() for v in r.values()})
     if len(raters) >= 2 and len(labels) >= 2 and shared:
         import krippendorff
+        import numpy as np  # here, not at the top: the site's reliability page imports this module
 
         code = {label: i for i, label in enumerate(labels)}
         matrix = np.array([[code[units[u][r]] if r in units[u] else np.nan for u in sorted(units)] for r in raters],

@@ -4,10 +4,9 @@ from __future__ import annotations
 
 from urllib.parse import urlencode
 
-import pandas as pd
-
 from masrl.derive import gaps as corpus_gaps
 from masrl.derive.stats import NOT_APPLICABLE
+from masrl.derive.tables import Counts, CrossTab
 from masrl.model.snapshot import PUBLISHED_SNAPSHOT
 from masrl.render import figures as plots
 from masrl.render.site.context import SiteContext, browse_page, html_href, value_anchor
@@ -61,12 +60,12 @@ def table_filter_url(page: str, filters: dict[str, str]) -> str:
 def statistics_markdown(ctx: SiteContext) -> str:
     page = STATISTICS_PAGE
     stats, frozen = ctx.stats, ctx.snapshot_stats
-    headline = [[md_text(row["label"]), str(int(row["count"]))] for _, row in stats.headline.iterrows()]
+    headline = [[md_text(label), str(count)] for _, label, count in stats.headline]
     headers = ["Records", "Count"]
     if frozen is not None:
         headers += [f"Snapshot {md_text(PUBLISHED_SNAPSHOT)}", "Change"]
-        headline = [row + [str(int(old)), change(int(row[1]), int(old))]
-                    for row, old in zip(headline, frozen.headline["count"], strict=True)]
+        headline = [row + [str(old), change(count, old)]
+                    for row, count, old in zip(headline, stats.headline.counts, frozen.headline.counts, strict=True)]
     parts = [
         "# Statistics",
         "",
@@ -83,7 +82,7 @@ def statistics_markdown(ctx: SiteContext) -> str:
     ]
     parts += [figure_markdown(page, name) + "\n" for name, _, _ in plots.FIGURES if name != SCREENING_FIGURE]
     parts += ["## Counts per axis", ""]
-    tables = [_counts_table(ctx, page, name, frame) for name, frame in stats.axis_counts.items()]
+    tables = [_counts_table(ctx, page, name, counts) for name, counts in stats.axis_counts.items()]
     parts += [compact_tables(tables), ""]
     parts += [
         "## Cross-tabulations",
@@ -92,22 +91,18 @@ def statistics_markdown(ctx: SiteContext) -> str:
          "to them. Empty cells are marked as gaps; sparse cells hold one or two entries."),
         "",
     ]
-    for name, frame in stats.crosstabs.items():
-        title = f"{stats.labels[frame.index.name]} × {stats.labels[frame.columns.name]}"
+    for name, crosstab in stats.crosstabs.items():
+        title = f"{stats.labels[crosstab.row_field]} × {stats.labels[crosstab.column_field]}"
         parts += [f"### {md_text(title)} {{ #{anchor_id('crosstab', name)} }}", ""]
-        parts += [crosstab_html(ctx, page, frame), ""]
+        parts += [crosstab_html(ctx, page, crosstab), ""]
     return "\n".join(parts)
 
 
-def _counts_table(ctx: SiteContext, page: str, name: str, frame: pd.DataFrame) -> tuple[str, list[str], list[list[str]]]:
+def _counts_table(ctx: SiteContext, page: str, name: str, counts: Counts) -> tuple[str, list[str], list[list[str]]]:
     """One axis as a compact table: each value linked to its browse section, zeros marked as gaps."""
     rows = []
-    # Columns read once as lists, the snapshot's counts as a dict: iterrows and a .loc per row
-    # built a pandas Series per value.
-    frozen_frame = ctx.snapshot_stats.axis_counts.get(name) if ctx.snapshot_stats is not None else None
-    frozen_counts = dict(zip(frozen_frame.index, frozen_frame["count"].tolist())) if frozen_frame is not None else {}
-    for value, label_text, count in zip(frame.index, frame["label"].tolist(), frame["count"].tolist(), strict=True):
-        count = int(count)
+    frozen = ctx.snapshot_stats.axis_counts.get(name) if ctx.snapshot_stats is not None else None
+    for value, label_text, count in counts:
         share = f"{100 * count / ctx.stats.entries:.0f}%" if ctx.stats.entries else "-"
         href = html_attr(html_href(page, browse_page(name), value_anchor(value)))
         label = f'<a href="{href}">{html_text(label_text)}</a>'
@@ -116,7 +111,7 @@ def _counts_table(ctx: SiteContext, page: str, name: str, frame: pd.DataFrame) -
         shown = f'<span class="masrl-count-gap">{count}</span>' if count == 0 and value != NOT_APPLICABLE else str(count)
         row_cells = [label, shown, share]
         if ctx.snapshot_stats is not None:
-            old = int(frozen_counts[value]) if value in frozen_counts else None
+            old = frozen.get(value) if frozen is not None else None
             row_cells += ["-" if old is None else str(old), change(count, old)]
         rows.append(row_cells)
     caption = f'<span id="{anchor_id("axis", name)}">{html_text(ctx.stats.labels[name])}</span>'
@@ -124,11 +119,11 @@ def _counts_table(ctx: SiteContext, page: str, name: str, frame: pd.DataFrame) -
     return caption, headers, rows
 
 
-def crosstab_html(ctx: SiteContext, page: str, frame: pd.DataFrame, sparse: int = corpus_gaps.DEFAULT_SPARSE) -> str:
+def crosstab_html(ctx: SiteContext, page: str, crosstab: CrossTab, sparse: int = corpus_gaps.DEFAULT_SPARSE) -> str:
     """A cross-tab as an HTML table: labelled headers, gap classes, counts linking to the table."""
-    row_field, column_field = frame.index.name, frame.columns.name
+    row_field, column_field = crosstab.row_field, crosstab.column_field
     head = "".join(
-        f'<th scope="col" title="{md_text(c)}">{md_text(ctx.value_label(column_field, c))}</th>' for c in frame.columns
+        f'<th scope="col" title="{md_text(c)}">{md_text(ctx.value_label(column_field, c))}</th>' for c in crosstab.columns
     )
     corner = f"{md_text(ctx.field_label(row_field))} \\ {md_text(ctx.field_label(column_field))}"
     lines = [
@@ -137,12 +132,9 @@ def crosstab_html(ctx: SiteContext, page: str, frame: pd.DataFrame, sparse: int 
         f'<thead><tr><th scope="col">{corner}</th>{head}</tr></thead>',
         "<tbody>",
     ]
-    # The counts as plain lists and each cell's class from cell_class (what cell_classes maps
-    # over the frame): per-cell .loc lookups were most of this page's time.
-    for row, counts in zip(frame.index, frame.to_numpy().tolist(), strict=True):
+    for row, counts in zip(crosstab.rows, crosstab.cells, strict=True):
         cells = []
-        for column, count in zip(frame.columns, counts, strict=True):
-            count = int(count)
+        for column, count in zip(crosstab.columns, counts, strict=True):
             css = corpus_gaps.cell_class(count, sparse)
             if count:
                 href = table_filter_url(page, {row_field: row, column_field: column})
@@ -348,8 +340,8 @@ def screening_markdown(ctx: SiteContext) -> str:
         "",
     ]
     tables = []
-    for field_name, frame in ctx.stats.exclusion_counts.items():
-        rows = [[md_text(row["label"]), str(int(row["count"]))] for _, row in frame.iterrows()]
+    for field_name, counts in ctx.stats.exclusion_counts.items():
+        rows = [[md_text(label), str(count)] for _, label, count in counts]
         tables.append((md_text(ctx.stats.labels[field_name]), ["Value", "Records"], rows))
     parts += [compact_tables(tables), ""]
     parts += ["## Every excluded record, by stage", ""]
