@@ -17,6 +17,9 @@ from masrl.render.figures import DRAWERS, FIGURES, render_figures, screening_flo
 
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 
+# One worker renders every figure once for the whole module (the fixture below), not one per worker.
+pytestmark = pytest.mark.xdist_group("figures")
+
 
 @pytest.fixture(scope="module")
 def real_corpus():
