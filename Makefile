@@ -6,7 +6,7 @@ VENV   ?= .venv
 BIN    := $(VENV)/bin
 SETUP  := $(VENV)/.masrl-setup-done
 
-.PHONY: build test test-extras check bench coverage setup clean
+.PHONY: build test test-deep test-extras check bench coverage setup clean
 
 build: $(SETUP)   ## validate, regenerate statistics, figures, README list and schemas, build the site
 	$(BIN)/masrl validate
@@ -20,6 +20,9 @@ check: $(SETUP)   ## what a pull request must pass, without the test suite
 	$(BIN)/masrl validate
 	$(BIN)/masrl claims
 	$(BIN)/masrl check
+
+test-deep: $(SETUP) ## the suite with ten times the property-test and fuzzing examples
+	MASRL_PROPERTY_SCALE=10 $(BIN)/python -m pytest -n 2 --dist loadgroup
 
 test-extras: $(SETUP) ## the tests of optional extras (installs ray first)
 	$(BIN)/python -m pip install --quiet -e '.[ray]'

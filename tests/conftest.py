@@ -26,6 +26,16 @@ REAL_ENTRIES = len(list((REPO_ROOT / "corpus").glob("*.yaml")))
 REAL_EXCLUSIONS = len(list((REPO_ROOT / "exclusions").glob("*.yaml")))
 REAL_AUDITED = REAL_ENTRIES + REAL_EXCLUSIONS
 
+# Property tests run a modest number of examples in the suite; MASRL_PROPERTY_SCALE multiplies
+# them for a deep run (`make test-deep`). Failures Hypothesis finds are replayed first next time.
+PROPERTY_SCALE = max(1, int(os.environ.get("MASRL_PROPERTY_SCALE", "1")))
+
+
+def examples(suite: int) -> int:
+    """How many examples a property test draws: ``suite`` in the suite, more in a deep run."""
+    return suite * PROPERTY_SCALE
+
+
 # Rendered figures are cached by content hash; tests keep that cache inside the checkout.
 os.environ.setdefault("MASRL_CACHE_DIR", str(REPO_ROOT / ".cache" / "masrl"))
 

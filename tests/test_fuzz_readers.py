@@ -1,7 +1,7 @@
 """Fuzzing every reader masrl exposes to untrusted input (traces have their own): whatever the
 input, the only failure allowed is a MasrlError (one clear message), never another exception.
 
-Examples per reader: MASRL_FUZZ_EXAMPLES (default 100, a few seconds in all); run thousands with
+Examples per reader: MASRL_FUZZ_EXAMPLES (default 60 times MASRL_PROPERTY_SCALE); run thousands with
     MASRL_FUZZ_EXAMPLES=3000 .venv/bin/python -m pytest tests/test_fuzz_readers.py
 """
 
@@ -15,14 +15,14 @@ from pathlib import Path
 
 import pytest
 import yaml
-from conftest import REPO_ROOT, entry_data, exclusion_data
+from conftest import REPO_ROOT, entry_data, examples, exclusion_data
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from masrl.check.validate import validate_project
 from masrl.errors import MasrlError
 from masrl.model.project import Project
 
-EXAMPLES = int(os.environ.get("MASRL_FUZZ_EXAMPLES", "100"))
+EXAMPLES = int(os.environ.get("MASRL_FUZZ_EXAMPLES", str(examples(60))))
 FUZZ = settings(max_examples=EXAMPLES, deadline=None, derandomize=True,
                 suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 

@@ -6,7 +6,7 @@ import shutil
 from pathlib import Path
 
 from click.testing import CliRunner
-from conftest import REPO_ROOT, entry_data, write_entry
+from conftest import REPO_ROOT, entry_data, examples, write_entry
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from masrl.check.validate import load_corpus
@@ -122,7 +122,7 @@ def entries(draw):
     return data
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+@settings(max_examples=examples(30), deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
 @given(data=entries())
 def test_any_entry_survives_export_and_import(tmp_path_factory, data):
     root = tmp_path_factory.mktemp("prop")

@@ -27,7 +27,7 @@ import markdown
 import pytest
 import yaml
 from click.testing import CliRunner
-from conftest import REPO_ROOT, entry_data, exclusion_data, write_entry, write_exclusion
+from conftest import REPO_ROOT, entry_data, examples, exclusion_data, write_entry, write_exclusion
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from masrl.check.validate import load_corpus, validate_project
@@ -533,7 +533,7 @@ def _text_in(source_html: str, container: str) -> str:
 ALLOWED_TAGS = {"p", "ul", "li", "table", "thead", "tbody", "tr", "th", "td", "h2", "a", "dl", "dt", "dd"}
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(150), deadline=None)
 @given(st.text(alphabet=st.characters(blacklist_categories=("Cs", "Cc")), max_size=80))
 def test_escaped_text_renders_as_the_same_text_in_every_markdown_context(value):
     escaped, expected = md_text(value), _collapse(value)

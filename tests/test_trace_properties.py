@@ -16,6 +16,7 @@ import math
 from itertools import accumulate
 
 import jsonschema
+from conftest import examples
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from masrl.traces.metrics import trace_metrics
@@ -27,7 +28,7 @@ EVENT_TYPES = sorted(VOCABULARY.event_types)
 EDGE_TYPES = sorted(VOCABULARY.edge_types)
 SCHEMA_VALIDATOR = jsonschema.Draft202012Validator(load_trace_schema())
 PROPERTY_SETTINGS = settings(
-    max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow]
+    max_examples=examples(40), deadline=None, suppress_health_check=[HealthCheck.too_slow]
 )
 
 names = st.text(alphabet="abcdefghij_0123456789", min_size=1, max_size=8)

@@ -14,6 +14,7 @@ from conftest import (
     REAL_EXCLUSIONS,
     REPO_ROOT,
     entry_data,
+    examples,
     exclusion_data,
     write_entry,
     write_exclusion,
@@ -287,7 +288,7 @@ def test_no_data_is_an_error(tmp_path):
 VALID_TEXT = (REPO_ROOT / "corpus" / "magrpo.yaml").read_text()
 
 
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=examples(60), deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(st.data())
 def test_malformed_yaml_always_reported(mini_project, data):
     choice = data.draw(st.integers(0, 2))

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from conftest import examples
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from masrl.model import yamlio
@@ -16,7 +17,7 @@ _keys = st.sampled_from(["key", "title", "authors", "year", "urls", "identifiers
 _values = _scalars | st.lists(_scalars, max_size=4) | st.dictionaries(_keys, _scalars, max_size=3)
 
 
-@settings(max_examples=1500, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(st.dictionaries(_keys, _values, min_size=1, max_size=8))
 def test_fast_writer_matches_the_emitter_byte_for_byte(data):
     fast = yamlio.dumps(data, header="# header")
