@@ -148,10 +148,16 @@ FOLLOW_INSTANTLY = """(target) => {
 }"""
 
 
+# Shown: either material swapped the page in, or (when the click came before instant loading had
+# read the sitemap, as on a busy machine) the browser loaded it in full, in a new window.
+SHOWN = """(target) => window.__masrlShown === target
+    || (!window.__masrlWatching && location.href === target && document.readyState === "complete")"""
+
+
 def follow_instantly(session: Watched, path: str):
     target = session.site.url + path
     session.page.evaluate(FOLLOW_INSTANTLY, target)
-    session.page.wait_for_function("(target) => window.__masrlShown === target", arg=target)
+    session.page.wait_for_function(SHOWN, arg=target)
     return session.page
 
 
