@@ -7,7 +7,7 @@ import shutil
 
 import pytest
 from click.testing import CliRunner
-from conftest import REAL_AUDITED, REAL_ENTRIES, REAL_EXCLUSIONS, entry_data, write_entry
+from conftest import entry_data, write_entry
 from masrl.check.validate import load_corpus
 from masrl.cli import main
 from masrl.render import build

@@ -10,8 +10,6 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 from conftest import (
-    REAL_ENTRIES,
-    REAL_EXCLUSIONS,
     REPO_ROOT,
     entry_data,
     examples,

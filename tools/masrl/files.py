@@ -73,10 +73,10 @@ def write_atomic(path: Path, content: str | bytes, root: Path | None = None) -> 
         umask = os.umask(0)
         os.umask(umask)
         mode = 0o666 & ~umask
-    _replace(real, data, mode)
+    replace_atomically(real, data, mode)
 
 
-def _replace(target: Path | str, data: bytes, mode: int) -> None:
+def replace_atomically(target: Path | str, data: bytes, mode: int) -> None:
     """Write ``data`` to an unpredictable temporary file beside ``target`` (created with O_EXCL,
     so a planted name is never followed), give it ``mode``, then rename it over ``target``."""
     folder, name = os.path.split(os.fspath(target))
@@ -186,7 +186,7 @@ def write_many(items: list[tuple[Path, str | bytes]], root: Path) -> None:
             # killed mid-write can leave one short new file, which validate then reports.)
             _create_new(target, data)
             continue
-        _replace(target, data, stat.S_IMODE(info.st_mode))
+        replace_atomically(target, data, stat.S_IMODE(info.st_mode))
 
 
 def _create_new(path: str, data: bytes) -> None:

@@ -33,12 +33,6 @@ def split_venue(text: str) -> tuple[str, int | None]:
     return (match.group("name") if match else text), (int(year) if year else None)
 
 
-def venue_id(axis: Axis, text: str) -> str | None:
-    """The id of a venue written in its one spelling, else None."""
-    name, _ = split_venue(text)
-    return next((v.id for v in axis.values if v.label == name), None)
-
-
 def _fold(text: str) -> str:
     return " ".join(re.sub(r"[^0-9a-z&]+", " ", text.casefold()).split())
 

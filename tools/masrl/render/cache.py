@@ -16,9 +16,10 @@ import functools
 import hashlib
 import json
 import os
-import tempfile
 from collections.abc import Callable, Iterable
 from pathlib import Path
+
+from masrl.files import replace_atomically
 
 CACHE_ENV = "MASRL_CACHE_DIR"
 INDEX = "index.json"
@@ -85,9 +86,8 @@ class RenderCache:
             return
         try:
             self.directory.mkdir(parents=True, exist_ok=True)
-            with tempfile.NamedTemporaryFile("wb", dir=self.directory, delete=False) as handle:
-                handle.write(hashlib.sha256(content).hexdigest().encode() + b"\n" + content)
-            os.replace(handle.name, self._file(name))
+            stored = hashlib.sha256(content).hexdigest().encode() + b"\n" + content
+            replace_atomically(self._file(name), stored, 0o600)
         except OSError:
             pass  # a cache that cannot be written only costs time
 

@@ -55,7 +55,6 @@ def _load_matplotlib() -> None:
 
 FIGURE_DIR = "figures"
 FORMATS = ("svg", "png")
-# Where rendered figures are cached (default ~/.cache/masrl); "off" renders every time.
 PNG_DPI = 150
 
 # Okabe & Ito (2008), without yellow first: it is hard to read on white.

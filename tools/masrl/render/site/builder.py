@@ -27,7 +27,7 @@ from masrl.check.validate import load_corpus
 from masrl.files import write_if_changed
 from masrl.model.project import Corpus, Project
 from masrl.render.site.browse import browse_pages
-from masrl.render.site.citation import project_addresses
+from masrl.render.site.citation import ProjectAddresses, project_addresses
 from masrl.render.site.context import CHECKOUT_ROOT, SiteContext
 from masrl.render.site.downloads import download_files
 from masrl.render.site.entries import entry_pages
@@ -135,9 +135,10 @@ def hand_written_files(source: Path, ctx: SiteContext) -> dict[str, bytes]:
     return files
 
 
-def generate_docs(corpus: Corpus, source: Path) -> dict[str, bytes]:
-    """The whole docs folder as {relative path: content}; raises SiteError on a clash."""
-    addresses = project_addresses(corpus.project.root)
+def generate_docs(corpus: Corpus, source: Path, addresses: ProjectAddresses | None = None) -> dict[str, bytes]:
+    """The whole docs folder as {relative path: content}; raises SiteError on a clash.
+    addresses: the project's CITATION.cff addresses when the caller has read them already."""
+    addresses = addresses or project_addresses(corpus.project.root)
     ctx = SiteContext(corpus, repository=addresses.repository, site_url=addresses.site_url)
     generated = {path: text.encode("utf-8") for path, text in generated_pages(ctx).items()}
     generated.update(generated_files(ctx))
@@ -270,10 +271,11 @@ def build_site(
     _check_disposable(paths.staging, STAGING_MARKER, "generated docs folder")  # before any work
     _check_disposable(paths.output, OUTPUT_MARKER, "built site")
     corpus = load_corpus(project)
-    files = generate_docs(corpus, paths.source)
+    addresses = project_addresses(project.root)
+    files = generate_docs(corpus, paths.source, addresses)
     sync_tree(files, paths.staging)
     # The published address comes from CITATION.cff (url) unless --site-url asks for another.
-    warnings = run_mkdocs(paths, strict, site_url or project_addresses(project.root).site_url)
+    warnings = run_mkdocs(paths, strict, site_url or addresses.site_url)
     pages = sum(1 for rel in files if rel.endswith(".md"))
     return SiteBuild(paths, pages, len(files), time.perf_counter() - start, warnings)
 
