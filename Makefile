@@ -8,6 +8,11 @@ SETUP  := $(VENV)/.masrl-setup-done
 
 .PHONY: build test test-deep test-extras check bench coverage setup clean
 
+# The suite starts hundreds of Python processes and two pytest workers that each collect every test
+# module: let them keep compiled bytecode (in __pycache__, ignored by git) even where the shell
+# asks Python not to write it, which saves each worker seconds of recompiling and re-rewriting.
+test test-deep test-extras coverage: export PYTHONDONTWRITEBYTECODE =
+
 build: $(SETUP)   ## validate, regenerate statistics, figures, README list and schemas, build the site
 	$(BIN)/masrl validate
 	$(BIN)/masrl build

@@ -1,9 +1,9 @@
 """The awesome-list site, checked on the built files: strict build, pages, links, data, escaping.
 
-The real site (and a site built from a corpus full of hostile strings) is built once per test
-process into a temporary folder and served on 127.0.0.1 (``built_site``); the browser tests in
-test_site_browser.py reuse the same builds. Both files share the xdist group "site", so one
-worker runs them all.
+The real site, a sample of it and a site built from a corpus full of hostile strings are each
+built at most once per test process into a temporary folder and served on 127.0.0.1
+(``built_site``). The checks here read the real site; the browser tests in test_site_browser.py
+drive the sample and the hostile one. Each file is one xdist group, so each is built on one worker.
 """
 
 from __future__ import annotations
@@ -73,6 +73,7 @@ class BuiltSite:
     url: str  # where it is served, with a trailing slash
     seconds: float
     warnings: list[str]
+    project: Project  # what it was built from
 
     def html(self, url_path: str) -> str:
         path = self.folder / url_path
@@ -98,7 +99,7 @@ def _build(project: Project, scratch: Path) -> BuiltSite:
     folder = scratch / "site"
     url = _serve(folder)
     result = build_site(project, output=folder, staging=scratch / "site-src", site_url=url)
-    return BuiltSite(folder, result.paths.staging, url, result.seconds, result.warnings)
+    return BuiltSite(folder, result.paths.staging, url, result.seconds, result.warnings, project)
 
 
 def make_hostile_project(root: Path, url: str = "javascript:window.__pwned=1") -> Project:
@@ -123,13 +124,58 @@ def make_hostile_project(root: Path, url: str = "javascript:window.__pwned=1") -
     return Project(root)
 
 
+# Entries the browser tests open by name.
+BROWSED_KEYS = {"c3", "debate-as-reward", "halo", "puppeteer"} | MESSAGE_LEVEL_KEYS
+SAMPLE_EXCLUSIONS = 4
+
+
+def _tag_values(entry, fields: list[str]) -> set[tuple[str, object]]:
+    values = set()
+    for field in fields:
+        value = getattr(entry, field)
+        values |= {(field, v) for v in (value if isinstance(value, list) else [value]) if v is not None}
+    return values
+
+
+def sample_keys(corpus) -> list[str]:
+    """The entries the browser tests name, then, greedily, the entry that adds most tag values
+    (and years) not yet shown, until every value the real corpus uses is shown at least once."""
+    fields = [axis.field_name for axis in corpus.taxonomy.record_axes("entry") if axis.field_name] + ["year"]
+    values = {entry.key: _tag_values(entry, fields) for entry in corpus.entries}
+    chosen = sorted(BROWSED_KEYS & values.keys())
+    shown = set().union(*(values[key] for key in chosen))
+    while True:
+        gain, key = max(((len(values[key] - shown), key) for key in values if key not in chosen), default=(0, ""))
+        if not gain:
+            return chosen
+        chosen.append(key)
+        shown |= values[key]
+
+
+def make_sample_project(root: Path) -> Project:
+    """The real project with a sample of its records (``sample_keys`` and the first exclusions):
+    every template of the real site, at a third of its pages and a fraction of its table rows."""
+    for name in ("taxonomy", "screening", "claims", "snapshots"):
+        shutil.copytree(REPO_ROOT / name, root / name)
+    shutil.copy(REPO_ROOT / "CITATION.cff", root / "CITATION.cff")
+    (root / "corpus").mkdir()
+    for key in sample_keys(load_corpus(Project(REPO_ROOT))):
+        shutil.copy(REPO_ROOT / "corpus" / f"{key}.yaml", root / "corpus")
+    (root / "exclusions").mkdir()
+    for path in Project(REPO_ROOT).exclusion_paths()[:SAMPLE_EXCLUSIONS]:
+        shutil.copy(path, root / "exclusions")
+    return Project(root)
+
+
 def built_site(kind: str, tmp_path_factory) -> BuiltSite:
-    """The real site ("real") or the hostile one ("hostile"), built on first use."""
+    """The real site ("real"), its sample ("sample") or the hostile one ("hostile"), built on first use."""
     with _LOCK:
         if kind not in _SITES:
             scratch = tmp_path_factory.mktemp(f"site-{kind}")
             if kind == "real":
                 project = Project(REPO_ROOT)
+            elif kind == "sample":
+                project = make_sample_project(scratch / "corpus-root")
             else:
                 project = make_hostile_project(scratch / "corpus-root", url="https://example.org/hostile")
             _SITES[kind] = _build(project, scratch)

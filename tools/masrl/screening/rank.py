@@ -24,12 +24,14 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 from scipy import sparse
-from sklearn.feature_extraction.text import TfidfVectorizer
-from sklearn.linear_model import LogisticRegression
-from sklearn.svm import LinearSVC
+
+if TYPE_CHECKING:  # scikit-learn takes two seconds to import: only a ranking needs it
+    from sklearn.linear_model import LogisticRegression
+    from sklearn.svm import LinearSVC
 
 from masrl.model import yamlio
 from masrl.screening.queue import Document
@@ -109,6 +111,8 @@ class Ranker:
         self.documents = documents
         self.knowledge = knowledge
         self.settings = settings or RankSettings()
+        from sklearn.feature_extraction.text import TfidfVectorizer
+
         s = self.settings
         self.vectorizer = TfidfVectorizer(ngram_range=(1, 2), sublinear_tf=True, min_df=1, max_df=0.95,
                                           stop_words="english" if self.settings.stop_words else None, dtype=np.float64)
@@ -206,6 +210,9 @@ class Ranker:
         if len(set(labels.tolist())) < 2:
             self.model, self._train = None, train
             return self
+        from sklearn.linear_model import LogisticRegression
+        from sklearn.svm import LinearSVC
+
         dynamic, dynamic_names = self._dynamic(train, labels)
         self.matrix = sparse.hstack([self.static, dynamic]).tocsr()
         self.names = self.static_names + dynamic_names
@@ -226,7 +233,7 @@ class Ranker:
         rows = np.asarray(rows, dtype=int)
         if self.model is None or len(rows) == 0:
             return np.full(len(rows), 0.5)
-        if isinstance(self.model, LinearSVC):
+        if self.settings.model == "svm":
             return 1 / (1 + np.exp(-self.model.decision_function(self.matrix[rows])))
         return self.model.predict_proba(self.matrix[rows])[:, 1]
 
