@@ -148,13 +148,15 @@ def _with_evidence(data: dict) -> dict:
     return {**data, "sub_decision_evidence": evidence}
 
 
-@pytest.fixture
-def repo_copy(tmp_path: Path) -> Project:
-    """The survey's published corpus as a checkout to modify freely: the records, tags and rounds of
-    the frozen snapshot, with this repository's taxonomy, ledger, README, STATS.md and figures.
+@pytest.fixture(scope="session")
+def _published_checkout(tmp_path_factory) -> Path:
+    """The survey's published corpus as a checkout: the records, tags and rounds of the frozen
+    snapshot, with this repository's taxonomy, ledger, README, STATS.md and figures.
 
     Tests that change the corpus start from the published state, so they do not depend on how the
-    live corpus has grown since (later rounds, corrected tags)."""
+    live corpus has grown since (later rounds, corrected tags). Written once per test process and
+    never changed: each test gets a copy (``repo_copy``)."""
+    tmp_path = tmp_path_factory.mktemp("published-checkout")
     for name in ("taxonomy", "snapshots", "claims", "figures"):
         if (REPO_ROOT / name).exists():
             shutil.copytree(REPO_ROOT / name, tmp_path / name)
@@ -171,6 +173,13 @@ def repo_copy(tmp_path: Path) -> Project:
     later = [m.start() for m in re.finditer(r"^  - id: ", rounds, re.MULTILINE)][1:]
     (tmp_path / "screening").mkdir()
     (tmp_path / "screening" / "rounds.yaml").write_text(rounds[: later[0]] if later else rounds, encoding="utf-8")
+    return tmp_path
+
+
+@pytest.fixture
+def repo_copy(_published_checkout: Path, tmp_path: Path) -> Project:
+    """A fresh copy of the published checkout (``_published_checkout``) to modify freely."""
+    shutil.copytree(_published_checkout, tmp_path, dirs_exist_ok=True)
     return Project(tmp_path)
 
 
