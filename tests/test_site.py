@@ -2,8 +2,8 @@
 
 The real site, a sample of it and a site built from a corpus full of hostile strings are each
 built at most once per test process into a temporary folder and served on 127.0.0.1
-(``built_site``). The checks here read the real site; the browser tests in test_site_browser.py
-drive the sample and the hostile one. Each file is one xdist group, so each is built on one worker.
+(``built_site``). The checks here read the real site (this file is one xdist group, so one worker
+builds it); the browser tests in test_site_browser.py drive the sample and the hostile one.
 """
 
 from __future__ import annotations

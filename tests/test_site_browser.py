@@ -79,7 +79,8 @@ class Watched:
         self.page.on("response", self._response)
 
     def _request(self, request):
-        if urlsplit(request.url).scheme in ("http", "https") and urlsplit(request.url).netloc != urlsplit(self.site.url).netloc:
+        address = urlsplit(request.url)
+        if address.scheme in ("http", "https") and address.netloc != urlsplit(self.site.url).netloc:
             self.off_site.append(request.url)
 
     def _console(self, message):

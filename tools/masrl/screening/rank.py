@@ -29,12 +29,12 @@ from typing import TYPE_CHECKING
 import numpy as np
 from scipy import sparse
 
-if TYPE_CHECKING:  # scikit-learn takes two seconds to import: only a ranking needs it
-    from sklearn.linear_model import LogisticRegression
-    from sklearn.svm import LinearSVC
-
 from masrl.model import yamlio
 from masrl.screening.queue import Document
+
+if TYPE_CHECKING:  # scikit-learn takes two seconds to import: only making a ranking needs it
+    from sklearn.linear_model import LogisticRegression
+    from sklearn.svm import LinearSVC
 
 TAXONOMY_AXES = ("reward_types", "reward_families", "credit_units", "sub_decisions", "categories")
 MIN_CARRIERS = 3  # records of each class that must carry a field before its block is used
