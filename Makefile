@@ -5,10 +5,13 @@ PYTHON ?= python3
 VENV   ?= .venv
 BIN    := $(VENV)/bin
 SETUP  := $(VENV)/.masrl-setup-done
+# pytest workers: one per core, at most four (the suite's four long groups: the real site, the
+# browser, axe and the figures; more workers would only collect the tests again)
+WORKERS ?= $(shell n=$$(nproc 2>/dev/null || echo 2); [ $$n -gt 4 ] && n=4; echo $$n)
 
 .PHONY: build test test-deep test-extras check bench coverage setup clean
 
-# Each of the suite's two pytest workers compiles masrl and rewrites the asserts of every test
+# Each pytest worker compiles masrl and rewrites the asserts of every test
 # module, and tests start masrl and mkdocs in subprocesses: let them keep the compiled bytecode (in
 # __pycache__, ignored by git) even where the shell asks Python not to write it. Collecting the
 # suite takes 2 s instead of 7 s per worker.
@@ -20,7 +23,7 @@ build: $(SETUP)   ## validate, regenerate statistics, figures, README list and s
 	$(BIN)/masrl site build
 
 test: $(SETUP)    ## the whole test suite (what CI runs)
-	$(BIN)/python -m pytest -n 2 --dist loadgroup
+	$(BIN)/python -m pytest -n $(WORKERS) --dist loadgroup
 
 check: $(SETUP)   ## what a pull request must pass, without the test suite
 	$(BIN)/masrl validate
@@ -28,14 +31,14 @@ check: $(SETUP)   ## what a pull request must pass, without the test suite
 	$(BIN)/masrl check
 
 test-deep: $(SETUP) ## the suite with ten times the property-test and fuzzing examples
-	MASRL_PROPERTY_SCALE=10 $(BIN)/python -m pytest -n 2 --dist loadgroup
+	MASRL_PROPERTY_SCALE=10 $(BIN)/python -m pytest -n $(WORKERS) --dist loadgroup
 
 test-extras: $(SETUP) ## the tests of optional extras (installs ray first)
 	$(BIN)/python -m pip install --quiet -e '.[ray]'
 	$(BIN)/python -m pytest -m extra
 
 coverage: $(SETUP) ## the suite with a line-coverage report of tools/masrl
-	$(BIN)/python -m pytest -n 2 --dist loadgroup --cov=masrl --cov-report=term:skip-covered
+	$(BIN)/python -m pytest -n $(WORKERS) --dist loadgroup --cov=masrl --cov-report=term:skip-covered
 
 bench: $(SETUP)   ## print the benchmark figures
 	$(BIN)/python benchmarks/bench_validate.py
