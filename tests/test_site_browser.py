@@ -3,10 +3,12 @@
 The site driven is the sample site of test_site.py: the real project with a sample of its
 entries that shows every tag value in use, so every template of the real site, at a third of its
 pages (the real site's HTML is checked in full, without a browser, in test_site.py).
+
 Every page loads without console errors and without a request to another host; search finds an
 entry; the interactive table filters, sorts and keeps its state in the URL; hostile corpus text
-renders as text and runs nothing; every page type passes axe-core in light and dark mode, and
-screenshots of the main pages in both schemes are saved under test-artifacts/screenshots/.
+renders as text and runs nothing; every page type passes axe-core (every rule in light mode, the
+colour rules in dark mode), and screenshots of the main pages in both schemes are saved under
+test-artifacts/screenshots/.
 
 Without Chromium these tests are skipped, except in CI (CI=true), where they fail.
 """
