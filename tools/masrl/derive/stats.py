@@ -2,8 +2,8 @@
 
 Everything is computed from the loaded corpus and returned as plain tables (``Counts`` and
 ``CrossTab`` of ``masrl.derive.tables``) in a ``Stats`` value; ``masrl.render.stats`` renders it
-as Markdown, JSON and CSV. The site,
-``STATS.md``, the gap tables, the claim ledger and the figures all read the same tables.
+as Markdown, JSON and CSV. The site, ``STATS.md``, the gap tables, the claim ledger and the
+figures all read the same tables.
 
 Conventions every table follows:
 
@@ -218,9 +218,7 @@ def crosstab(corpus: Corpus, row_field: str, column_field: str) -> CrossTab:
         for entry in corpus.entries
         for pair in product(entry_values(entry, row_field, taxonomy), entry_values(entry, column_field, taxonomy))
     )
-    rows, columns = field_values(corpus, row_field), field_values(corpus, column_field)
-    cells = tuple(tuple(counts.get((row, column), 0) for column in columns) for row in rows)
-    return CrossTab(row_field, column_field, tuple(rows), tuple(columns), cells)
+    return CrossTab.of(row_field, column_field, field_values(corpus, row_field), field_values(corpus, column_field), counts)
 
 
 def exclusion_counts(corpus: Corpus, field_name: str) -> Counts:
@@ -235,8 +233,6 @@ def exclusion_counts(corpus: Corpus, field_name: str) -> Counts:
 def exclusion_crosstab(corpus: Corpus, row_field: str, column_field: str) -> CrossTab:
     """Excluded records per pair of screening-log values, e.g. stage x reason_code."""
     taxonomy = corpus.taxonomy
-    rows = tuple(taxonomy[taxonomy.axis_of_field[row_field]].ids)
-    columns = tuple(taxonomy[taxonomy.axis_of_field[column_field]].ids)
     counts = Counter((getattr(record, row_field), getattr(record, column_field)) for record in corpus.exclusions)
-    return CrossTab(row_field, column_field, rows, columns,
-                    tuple(tuple(counts.get((row, column), 0) for column in columns) for row in rows))
+    return CrossTab.of(row_field, column_field, taxonomy[taxonomy.axis_of_field[row_field]].ids,
+                       taxonomy[taxonomy.axis_of_field[column_field]].ids, counts)

@@ -7,7 +7,7 @@ a table to pandas for anyone who wants one.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from functools import cached_property
 
@@ -68,6 +68,13 @@ class CrossTab:
     rows: tuple[str, ...]
     columns: tuple[str, ...]
     cells: tuple[tuple[int, ...], ...]  # cells[i][j]: the count of (rows[i], columns[j])
+
+    @classmethod
+    def of(cls, row_field: str, column_field: str, rows, columns, counts: Mapping[tuple[str, str], int]) -> CrossTab:
+        """From (row, column) -> count; a pair not in ``counts`` is 0."""
+        rows, columns = tuple(rows), tuple(columns)
+        cells = tuple(tuple(counts.get((row, column), 0) for column in columns) for row in rows)
+        return cls(row_field, column_field, rows, columns, cells)
 
     @cached_property
     def _row_at(self) -> dict[str, int]:
