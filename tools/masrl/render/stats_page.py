@@ -6,7 +6,7 @@ corpus also shows, in its diff, which numbers, gaps and claims moved.
 
 from __future__ import annotations
 
-from masrl.derive.claims import LEDGER_PATH, claims_report, ledger_path_of
+from masrl.derive.claims import LEDGER_PATH, ClaimsReport, compare_claims, ledger_path_of
 from masrl.derive.gaps import find_gaps
 from masrl.derive.stats import compute_stats
 from masrl.model.project import Corpus
@@ -24,7 +24,10 @@ def stats_snapshot(corpus: Corpus) -> str:
     stats = compute_stats(corpus)
     frozen = published_snapshot(corpus.project)
     frozen_stats = compute_stats(frozen) if frozen is not None else None
-    frozen_gaps = find_gaps(frozen) if frozen is not None else None
+    # The gaps read the cross-tabs the statistics counted; the claims, the snapshot loaded here.
+    frozen_gaps = find_gaps(frozen, crosstabs=frozen_stats.crosstabs) if frozen is not None else None
+    report = (compare_claims(corpus, frozen, PUBLISHED_SNAPSHOT if frozen is not None else None)
+              if ledger_path_of(corpus).is_file() else None)
     headline = stats.headline
     parts = [
         "# Corpus statistics",
@@ -35,7 +38,7 @@ def stats_snapshot(corpus: Corpus) -> str:
         f"{headline['retained']} retained entries and {headline['excluded']} excluded records: "
         f"{headline['audited']} audited records in all.",
         "",
-        *_changed_claims_notice(corpus),
+        *_changed_claims_notice(report),
         "- [Claims](#claims)",
         "- [Gaps](#gaps)",
         "- [Statistics](#statistics)",
@@ -44,8 +47,8 @@ def stats_snapshot(corpus: Corpus) -> str:
         "## Claims",
         "",
     ]
-    parts += _claims_section(corpus)
-    parts += ["## Gaps", "", gaps_markdown(find_gaps(corpus), 3, frozen_gaps, PUBLISHED_SNAPSHOT)]
+    parts += _claims_section(report)
+    parts += ["## Gaps", "", gaps_markdown(find_gaps(corpus, crosstabs=stats.crosstabs), 3, frozen_gaps, PUBLISHED_SNAPSHOT)]
     parts += ["## Statistics", "", stats_markdown(stats, 3, frozen_stats, PUBLISHED_SNAPSHOT)]
     parts += ["## Figures", ""]
     for name, title, caption in FIGURES:
@@ -53,22 +56,19 @@ def stats_snapshot(corpus: Corpus) -> str:
     return "\n".join(parts).rstrip() + "\n"
 
 
-def _claims_section(corpus: Corpus) -> list[str]:
-    if not ledger_path_of(corpus).is_file():
+def _claims_section(report: ClaimsReport | None) -> list[str]:
+    """The claims, as evaluated in ``report`` (None: the project has no ledger)."""
+    if report is None:
         return [f"No claim ledger ({LEDGER_PATH.as_posix()}) in this project.", ""]
-    report = claims_report(corpus)
     ledger = LEDGER_PATH.as_posix()
     intro = f"Every claim of [{ledger}]({ledger}), re-checked against the corpus as `masrl claims` does."
     shown = report if report.snapshot else None
     return [intro, "", render_markdown(report.live_results, heading_level=3, report=shown)]
 
 
-def _changed_claims_notice(corpus: Corpus) -> list[str]:
+def _changed_claims_notice(report: ClaimsReport | None) -> list[str]:
     """A line at the top of STATS.md when a claim no longer holds on the live corpus."""
-    if not ledger_path_of(corpus).is_file():
-        return []
-    report = claims_report(corpus)
-    if not report.changed:
+    if report is None or not report.changed:
         return []
     ids = ", ".join(f"`{c.id}`" for c in report.changed)
     return [f"**Changed claims: {ids}** no longer hold on the live corpus (they hold on snapshot "
