@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-from masrl.traces import examples_directory
 from masrl.cli.traces import trace as trace_cli
+from masrl.traces import examples_directory
 from masrl.traces.export_perfetto import export_perfetto, perfetto_document
 from masrl.traces.importers import import_traces
 

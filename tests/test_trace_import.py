@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-from masrl.errors import InputError, UsageError
 from masrl.cli.traces import trace as trace_cli
+from masrl.errors import InputError, UsageError
 from masrl.traces.importers import import_traces
 from masrl.traces.importers.span_tree import GENERIC, TOOL, SourceSpan, build_trace
 from masrl.traces.metrics import trace_metrics

@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
+from masrl.cli.traces import trace as trace_cli
 from masrl.errors import InputError, UnsafeWriteError
 from masrl.traces import examples_directory
-from masrl.cli.traces import trace as trace_cli
 from masrl.traces.collect import collect_traces
 from masrl.traces.metrics import metrics_for_paths
 from masrl.traces.query import READY_QUERIES, run_query

@@ -12,9 +12,9 @@ import jsonschema
 import pytest
 from click.testing import CliRunner
 from masrl.cli import main
+from masrl.cli.traces import trace as trace_cli
 from masrl.model.taxonomy import load_taxonomy
 from masrl.traces import examples_directory
-from masrl.cli.traces import trace as trace_cli
 from masrl.traces.figure import FigureError, render_trace_figure
 from masrl.traces.io import read_traces
 from masrl.traces.metrics import (

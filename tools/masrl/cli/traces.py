@@ -10,9 +10,9 @@ from pathlib import Path
 import click
 
 from ..errors import MasrlError
-from . import CONTEXT_SETTINGS
 from ..traces.io import DEFAULT_MAX_TRACE_BYTES, DEFAULT_MAX_TRACE_EVENTS, Limits, format_size
 from ..traces.problems import DEFAULT_MAX_PROBLEMS
+from . import CONTEXT_SETTINGS
 
 paths_argument = click.argument("paths", nargs=-1, required=True, type=click.Path(path_type=Path))
 jobs_option = click.option(

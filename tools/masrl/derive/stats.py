@@ -28,9 +28,9 @@ from dataclasses import dataclass
 from itertools import product
 from types import MappingProxyType
 
+from masrl.derive.tables import Counts, CrossTab
 from masrl.model.project import Corpus
 from masrl.model.records import Entry, entry_specs
-from masrl.derive.tables import Counts, CrossTab
 from masrl.model.taxonomy import Taxonomy
 
 NOT_APPLICABLE = "not applicable"

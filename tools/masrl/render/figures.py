@@ -43,11 +43,11 @@ def _load_matplotlib() -> None:
     import matplotlib as _matplotlib
     import matplotlib.lines
     import matplotlib.ticker
+    import numpy as _numpy
     from matplotlib.figure import Figure as _Figure
     from matplotlib.patches import FancyBboxPatch as _FancyBboxPatch
     from matplotlib.patches import Patch as _Patch
     from matplotlib.patches import Rectangle as _Rectangle
-    import numpy as _numpy
 
     np = _numpy
     matplotlib, Figure, FancyBboxPatch, Patch = _matplotlib, _Figure, _FancyBboxPatch, _Patch
