@@ -42,11 +42,7 @@ def counts(stats, field_name):
 
 
 def test_headline_counts_retained_excluded_audited(mini_stats):
-    assert counts_of(mini_stats.headline) == {"retained": 3, "excluded": 1, "audited": 4}
-
-
-def counts_of(table):
-    return table.as_dict()
+    assert mini_stats.headline.as_dict() == {"retained": 3, "excluded": 1, "audited": 4}
 
 
 def test_every_taxonomy_value_is_listed_in_order_with_zeros(mini_stats, mini_project):
@@ -93,12 +89,12 @@ def test_years_ascend_and_reward_families_derive_from_reward_types(mini_stats):
 
 def test_exclusion_counts_list_every_stage_source_family_and_reason(mini_stats, mini_project):
     taxonomy = mini_project.taxonomy()
-    stage = counts_of(mini_stats.exclusion_counts["stage"])
+    stage = mini_stats.exclusion_counts["stage"].as_dict()
     assert list(stage) == list(taxonomy["screening_stages"].ids)
     assert stage["abstract_screen"] == 1 and sum(stage.values()) == 1
-    assert counts_of(mini_stats.exclusion_counts["reason_code"])["no_rl_component"] == 1
-    assert counts_of(mini_stats.exclusion_counts["source"])["arxiv"] == 1
-    assert counts_of(mini_stats.exclusion_counts["query_family"])["multi_agent_llm"] == 1
+    assert mini_stats.exclusion_counts["reason_code"].as_dict()["no_rl_component"] == 1
+    assert mini_stats.exclusion_counts["source"].as_dict()["arxiv"] == 1
+    assert mini_stats.exclusion_counts["query_family"].as_dict()["multi_agent_llm"] == 1
 
 
 def test_crosstabs_have_every_value_pair(mini_stats, mini_project):
@@ -165,7 +161,7 @@ def test_markdown_lists_every_axis_with_zeros_and_not_applicable(mini_stats):
 
 
 def test_real_corpus_headline(real_stats):
-    assert counts_of(real_stats.headline) == {"retained": REAL_ENTRIES, "excluded": REAL_EXCLUSIONS, "audited": REAL_AUDITED}
+    assert real_stats.headline.as_dict() == {"retained": REAL_ENTRIES, "excluded": REAL_EXCLUSIONS, "audited": REAL_AUDITED}
 
 
 @pytest.mark.parametrize(("field_name", "expected"), [
@@ -183,7 +179,7 @@ def test_real_corpus_counts_add_up(real_stats):
     for name in ("category", "is_rl", "credit_mechanism", "topology", "scenario", "survey_role", "verified",
                  "evidence_level", "year"):
         assert sum(counts(real_stats, name).values()) == REAL_ENTRIES, name  # single-valued: one row per entry
-    assert sum(counts_of(real_stats.exclusion_counts["stage"]).values()) == REAL_EXCLUSIONS
+    assert sum(real_stats.exclusion_counts["stage"].as_dict().values()) == REAL_EXCLUSIONS
 
 
 # -- command line -------------------------------------------------------------------------------
