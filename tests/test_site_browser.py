@@ -27,7 +27,8 @@ from test_site import HOSTILE_KEY, HOSTILE_TITLE, MESSAGE_LEVEL_KEYS, BuiltSite,
 
 pytestmark = [pytest.mark.browser, pytest.mark.xdist_group("browser")]
 
-CHROMIUM = Path(os.environ.get("MASRL_CHROMIUM", "/usr/bin/chromium"))
+# Debian's headless shell (scripts/setup.sh installs it); MASRL_CHROMIUM names another build.
+CHROMIUM = Path(os.environ.get("MASRL_CHROMIUM", "/usr/bin/chromium-headless-shell"))
 CHROMIUM_ARGS = [
     "--no-sandbox",
     "--disable-gpu",
