@@ -8,6 +8,7 @@ in the built site's table, with no code changed.
 from __future__ import annotations
 
 import json
+import shutil
 from pathlib import Path
 
 import pytest
@@ -112,6 +113,19 @@ def test_a_malformed_registry_entry_is_one_clear_error(mini_project):
     (mini_project.root / "taxonomy" / "modalities.yaml").write_text(bad, encoding="utf-8")
     with pytest.raises(TaxonomyError, match=r"modalities.yaml:5: field.many must be true or false"):
         load_taxonomy(mini_project.root / "taxonomy")
+
+
+def test_a_copy_of_the_vocabularies_is_parsed_once_and_a_changed_copy_again(mini_project, tmp_path):
+    original = load_taxonomy(mini_project.root / "taxonomy")
+    copy = tmp_path / "copied-taxonomy"
+    shutil.copytree(mini_project.root / "taxonomy", copy)
+    same = load_taxonomy(copy)
+    assert same.directory == copy
+    assert same.axes == original.axes
+    assert all(same.axes[name] is axis for name, axis in original.axes.items())  # not parsed again
+    (copy / "modalities.yaml").write_text(TOY_AXIS, encoding="utf-8")
+    changed = load_taxonomy(copy)
+    assert "modalities" in changed.axes and "modalities" not in load_taxonomy(mini_project.root / "taxonomy").axes
 
 
 def test_the_committed_schema_agrees_with_the_pydantic_model():

@@ -13,6 +13,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
+from masrl import files
 from masrl.errors import InputError
 from masrl.model import yamlio
 from masrl.model.taxonomy_shape import axis_problem, rules_problem
@@ -298,12 +299,33 @@ def load_taxonomy(directory: Path | None = None) -> Taxonomy:
     cached = _LOADED.get(str(directory))
     if fingerprint is not None and cached is not None and cached[0] == fingerprint:
         return cached[1]
-    taxonomy = _read_taxonomy(directory)
+    contents = _contents(directory)
+    known = _BY_CONTENT.get(contents) if contents is not None else None
+    if known is not None:
+        taxonomy = Taxonomy(directory, dict(known.axes), known.rules)
+    else:
+        taxonomy = _read_taxonomy(directory)
+        if contents is not None:
+            if len(_BY_CONTENT) > 16:
+                _BY_CONTENT.clear()
+            _BY_CONTENT[contents] = taxonomy
     if fingerprint is not None:
         if len(_LOADED) > 64:
             _LOADED.clear()
         _LOADED[str(directory)] = (fingerprint, taxonomy)
     return taxonomy
+
+
+# The files' names and bytes -> the taxonomy read from them: a copy of the same vocabularies in
+# another folder (a snapshot's, a temporary checkout's) is parsed once per process.
+_BY_CONTENT: dict[tuple, Taxonomy] = {}
+
+
+def _contents(directory: Path) -> tuple | None:
+    try:
+        return tuple((path.name, files.read_regular_bytes(path, directory)) for path in sorted(directory.glob("*.yaml")))
+    except (OSError, InputError):
+        return None  # read as usual, which reports the problem with its file
 
 
 def _read_taxonomy(directory: Path) -> Taxonomy:
