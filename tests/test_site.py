@@ -12,6 +12,7 @@ import atexit
 import functools
 import html
 import json
+import os
 import posixpath
 import re
 import shutil
@@ -776,15 +777,20 @@ def test_site_serve_previews_and_regenerates_when_the_yaml_changes(mini_project,
         pytest.skip("the masrl console script is not installed next to this Python")
     command = [str(masrl), "site", "serve", "--root", str(mini_project.root),
                "--port", str(port), "--docs-dir", str(tmp_path / "src")]
-    server = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    said = tmp_path / "serve.out"
+    with said.open("wb") as out:
+        server = subprocess.Popen(command, stdout=out, stderr=subprocess.DEVNULL, env={**os.environ, "PYTHONUNBUFFERED": "1"})
     try:
         page = f"http://127.0.0.1:{port}/entries/alpha2025/"
         assert _wait_for(page, "Alpha Team Training", 60), "masrl site serve did not come up"
         write_entry(mini_project.root, entry_data("alpha2025", title="Renamed While Serving"))
         assert _wait_for(page, "Renamed While Serving", 60), "the page was not regenerated"
         (mini_project.root / "corpus" / "broken.yaml").write_text("key: [unclosed\n", encoding="utf-8")
-        time.sleep(2)  # an invalid corpus keeps the last good pages
-        # (waiting, not one fetch: on a loaded machine the server may be busy with the failed rebuild)
+        deadline = time.monotonic() + 30  # the watcher reads the invalid corpus and says so ...
+        while "the pages stay as they were" not in said.read_text(encoding="utf-8", errors="replace"):
+            assert time.monotonic() < deadline, "the server did not report the invalid corpus"
+            time.sleep(0.2)
+        # ... and the last good pages stay (waiting, not one fetch: mkdocs may still be busy)
         assert _wait_for(page, "Renamed While Serving", 30), "the last good page was lost"
     finally:
         server.terminate()
