@@ -25,6 +25,8 @@ import pytest
 from conftest import REPO_ROOT
 from test_site import HOSTILE_KEY, HOSTILE_TITLE, MESSAGE_LEVEL_KEYS, BuiltSite, built_site
 
+# One worker drives every browser test: one Chromium and one sample-site build per run, and xdist
+# (which hands out the largest groups first) starts the longest share of the suite at once.
 pytestmark = [pytest.mark.browser, pytest.mark.xdist_group("browser")]
 
 # Debian's headless shell (scripts/setup.sh installs it); MASRL_CHROMIUM names another build.
@@ -442,7 +444,6 @@ def toggle_palette(page) -> str:
 
 
 @pytest.mark.slow
-@pytest.mark.xdist_group("axe")  # its own worker's share: the longest browser test
 def test_axe_finds_no_serious_or_critical_violation_in_either_scheme(browser, sample_site):
     """Each page type, loaded once, in both colour schemes (switched with the palette button in
     between): axe-core reports no serious or critical violation (``AXE_RULES``), and the main
