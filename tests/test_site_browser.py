@@ -428,19 +428,25 @@ AXE_RULES = {
     "dark": {"runOnly": {"type": "rule", "values": ["color-contrast", "link-in-text-block"]}},
 }
 SCHEME_OF = {"default": "light", "slate": "dark"}  # material's scheme names
+SHOWN_SCHEME = "document.body.getAttribute('data-md-color-scheme')"
 
 # Only violations are asked for: axe then skips gathering the passing nodes, half its time.
 AXE_RUN = "options => axe.run(document, {...options, resultTypes: ['violations']})"
 
 
+def scheme_of(page) -> str:
+    """The scheme the page shows: "light" or "dark"."""
+    return SCHEME_OF[page.evaluate(SHOWN_SCHEME)]
+
+
 def toggle_palette(page) -> str:
     """Switch the colour scheme as a reader does, with the palette button; wait until the new
-    colours have settled (material fades them in), and return material's new scheme."""
-    before = page.evaluate("document.body.getAttribute('data-md-color-scheme')")
+    colours have settled (material fades them in), and return the new scheme."""
+    before = page.evaluate(SHOWN_SCHEME)
     page.locator("form[data-md-component=palette] label:visible").first.click()
-    page.wait_for_function(f"document.body.getAttribute('data-md-color-scheme') !== '{before}'")
+    page.wait_for_function(f"before => {SHOWN_SCHEME} !== before", arg=before)
     page.wait_for_function("document.getAnimations().every(a => a.playState !== 'running')")
-    return page.evaluate("document.body.getAttribute('data-md-color-scheme')")
+    return scheme_of(page)
 
 
 @pytest.mark.slow
@@ -472,9 +478,9 @@ def test_axe_finds_no_serious_or_critical_violation_in_either_scheme(browser, sa
                 table_ready(page)
             page.evaluate(axe_script)  # axe-core, once per page for both runs
             # The scheme the last page was left in carries over (material keeps the reader's choice).
-            first = SCHEME_OF[page.evaluate("document.body.getAttribute('data-md-color-scheme')")]
+            first = scheme_of(page)
             check(name, page, first)
-            second = SCHEME_OF[toggle_palette(page)]
+            second = toggle_palette(page)
             assert {first, second} == {"light", "dark"}, name
             check(name, page, second)
             checked += 1
@@ -490,10 +496,10 @@ def test_the_scheme_follows_the_reader_preference_and_the_palette_button_switche
     session = Watched(browser, sample_site, color_scheme=preferred)
     try:
         page = session.goto("")
-        assert SCHEME_OF[page.evaluate("document.body.getAttribute('data-md-color-scheme')")] == preferred
-        assert SCHEME_OF[toggle_palette(page)] != preferred
+        assert scheme_of(page) == preferred
+        assert toggle_palette(page) != preferred
         page = session.goto("statistics/")  # the choice holds on the next page
-        assert SCHEME_OF[page.evaluate("document.body.getAttribute('data-md-color-scheme')")] != preferred
+        assert scheme_of(page) != preferred
     finally:
         session.close()
     assert session.problems == []
