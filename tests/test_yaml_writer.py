@@ -1,4 +1,5 @@
-"""The fast YAML writer gives exactly the bytes of PyYAML's own emitter, and reads back the same."""
+"""The fast YAML writer gives exactly the bytes of PyYAML's own emitter, and reads back the same;
+a text read again is served from memory, as a copy the caller owns."""
 
 from __future__ import annotations
 
@@ -23,3 +24,23 @@ def test_fast_writer_matches_the_emitter_byte_for_byte(data):
     fast = yamlio.dumps(data, header="# header")
     assert fast == yamlio.dumps(data, header="# header", fast=False)
     assert yamlio.loads(fast) == data
+
+
+def test_a_text_read_again_is_an_independent_copy_with_its_lines():
+    text = "key: a\ntags:\n  - x\n  - y\nnested:\n  inner: [1, 2]\nset: !!set {p: null}\n"
+    first = yamlio.loads(text)
+    first["tags"].append("changed")
+    first["nested"]["inner"][0] = 99
+    first["set"].add("q")
+    again = yamlio.loads(text)
+    assert again == {"key": "a", "tags": ["x", "y"], "nested": {"inner": [1, 2]}, "set": {"p"}}
+    assert again.line_of("nested") == 5 and again["tags"].line_of(1) == 4 and again["nested"].line_of("inner") == 6
+    assert again["tags"] is not first["tags"] and again["nested"]["inner"] is not first["nested"]["inner"]
+
+
+def test_the_memory_of_read_texts_is_bounded():
+    for number in range(yamlio._PARSED_MAX_DOCUMENTS + 10):
+        yamlio.loads(f"n: {number}\n")
+    yamlio.loads("big: " + "x" * yamlio._PARSED_MAX_CHARACTERS + "\n")
+    assert len(yamlio._PARSED) == yamlio._PARSED_MAX_DOCUMENTS
+    assert all(len(text) <= yamlio._PARSED_MAX_CHARACTERS for text in yamlio._PARSED)

@@ -14,8 +14,10 @@ Every mapping and list remembers the line of each key or item, for error message
 
 from __future__ import annotations
 
+import copy
 import functools
 import re
+from collections import OrderedDict
 from pathlib import Path
 from typing import Any
 
@@ -186,8 +188,44 @@ def check_depth(text: str, limit: int = MAX_DEPTH) -> None:
         return  # a syntax error; the loader reports it with its line
 
 
+# Documents already parsed, by their text. A long-lived process (`masrl site serve`, the test
+# suite) reads the same records again and again, and copying a parsed record costs a fifteenth of
+# parsing it. Bounded in count and size, so hostile or generated input cannot grow it without end.
+_PARSED: OrderedDict[str, Any] = OrderedDict()
+_PARSED_MAX_DOCUMENTS = 4096
+_PARSED_MAX_CHARACTERS = 64 * 1024
+
+
+def _copied(node: Any) -> Any:
+    """A copy of a parsed document that shares nothing mutable with it (lines included)."""
+    if isinstance(node, LineDict):
+        new = LineDict({key: _copied(value) for key, value in node.items()})
+        new.line, new.key_lines = node.line, dict(node.key_lines)
+        return new
+    if isinstance(node, LineList):
+        new = LineList([_copied(item) for item in node])
+        new.line, new.item_lines = node.line, list(node.item_lines)
+        return new
+    if node is None or isinstance(node, str | int | float | bytes):  # bool is an int
+        return node
+    return copy.deepcopy(node)  # a set or a list of pairs (!!set, !!omap): rare
+
+
 def loads(text: str) -> Any:
-    """Parse one YAML document strictly; raises YamlError with a line number."""
+    """Parse one YAML document strictly; raises YamlError with a line number. The caller owns
+    the result: it may change it freely."""
+    if text in _PARSED:
+        _PARSED.move_to_end(text)
+        return _copied(_PARSED[text])
+    data = _parse(text)
+    if len(text) <= _PARSED_MAX_CHARACTERS:
+        _PARSED[text] = _copied(data)
+        if len(_PARSED) > _PARSED_MAX_DOCUMENTS:
+            _PARSED.popitem(last=False)
+    return data
+
+
+def _parse(text: str) -> Any:
     check_depth(text)
     try:
         return yaml.load(text, Loader=_StrictLoader)  # noqa: S506 - _StrictLoader is a safe loader
