@@ -15,6 +15,7 @@ Without Chromium these tests are skipped, except in CI (CI=true), where they fai
 
 from __future__ import annotations
 
+import html
 import os
 import re
 from pathlib import Path
@@ -23,7 +24,17 @@ from xml.etree import ElementTree
 
 import pytest
 from conftest import REPO_ROOT
-from test_site import HOSTILE_KEY, HOSTILE_TITLE, MESSAGE_LEVEL_KEYS, BuiltSite, built_site
+from test_site import (
+    EXCLUDED_HOSTILE_TITLE,
+    HOSTILE_KEY,
+    HOSTILE_TITLE,
+    MESSAGE_LEVEL_KEYS,
+    BuiltSite,
+    _collapse,
+    built_site,
+    html_pages,
+    parse,
+)
 
 # One worker drives every browser test: one Chromium and one sample-site build per run, and xdist
 # (which hands out the largest groups first) starts the longest share of the suite at once.
@@ -321,6 +332,45 @@ def test_instant_loading_reinitialises_the_table(watched, sample_site):
     table_ready(page)
     assert page.evaluate("window.__sameDocument === true")
     assert 0 < len(shown_keys(page)) < every
+
+
+def _injected_elements(page) -> list[str]:
+    """Elements or attributes that hostile corpus text would create if it were not escaped."""
+    found = []
+    for tag, attributes in page.tags:
+        handlers = [name for name in attributes if name.startswith("on")]
+        if handlers:
+            found.append(f"<{tag} {' '.join(handlers)}>")
+        if tag in ("iframe", "b", "i") or (tag == "img" and attributes.get("src") in ("x", "y")):
+            found.append(f"<{tag}>")
+        if tag == "svg" and "onload" in attributes:
+            found.append("<svg onload>")
+        href = attributes.get("href", "")
+        if "evil.example" in href or href.lower().startswith("javascript:"):
+            found.append(f"<{tag} href={href}>")
+        if "evil" in attributes.get("class", ""):
+            found.append(f"<{tag} class=evil>")
+    return found
+
+
+def test_hostile_site_builds_and_renders_hostile_strings_as_text(hostile_site):
+    """The hostile site's HTML, read without a browser; it sits here, not in test_site.py, so that
+    one worker builds the hostile site once for this test and the next."""
+    assert hostile_site.warnings == []
+    for path in html_pages(hostile_site):
+        page = parse(path)
+        assert _injected_elements(page) == [], path
+        assert not any("__pwned" in script for script in page.scripts), path
+    entry = parse(hostile_site.folder / "entries" / HOSTILE_KEY / "index.html")
+    text = _collapse(" ".join(entry.text))
+    for literal in (HOSTILE_TITLE, "{{ config.site_name }}", "--8<-- /etc/passwd", "<i>Venue</i> :smile: |pipe|",
+                    "[aff](javascript:window.__pwned=1) {: onclick=window.__pwned=1 }", "# Not a heading"):
+        assert _collapse(literal) in text, literal
+    raw = (hostile_site.folder / "entries" / HOSTILE_KEY / "index.html").read_text(encoding="utf-8")
+    title = raw.split("<title>", 1)[1].split("</title>", 1)[0]
+    assert "<" not in title and html.unescape(title).startswith(HOSTILE_TITLE)
+    screening = _collapse(" ".join(parse(hostile_site.folder / "screening" / "index.html").text))
+    assert _collapse(EXCLUDED_HOSTILE_TITLE) in screening
 
 
 def test_hostile_strings_render_as_text_and_run_nothing(browser, hostile_site):

@@ -228,10 +228,17 @@ def _mkdocs_warnings() -> Iterator[list[str]]:
         logger.removeHandler(handler)
 
 
+# {jinja2 bucket key: compiled template}: the theme's templates, compiled once per process (see
+# mkdocs_hooks.py, which every build and preview loads).
+COMPILED_TEMPLATES: dict[str, bytes] = {}
+MKDOCS_HOOKS = str(Path(__file__).with_name("mkdocs_hooks.py"))
+
+
 def mkdocs_config(paths: SitePaths, strict: bool = True, site_url: str | None = None):
     from mkdocs.config import load_config
 
-    overrides = {"docs_dir": str(paths.staging), "site_dir": str(paths.output), "strict": strict}
+    overrides = {"docs_dir": str(paths.staging), "site_dir": str(paths.output), "strict": strict,
+                 "hooks": [MKDOCS_HOOKS]}
     if site_url:
         overrides["site_url"] = site_url
     return load_config(str(paths.config_file), **overrides)

@@ -14,7 +14,7 @@ from pathlib import Path
 
 from masrl.check.validate import CorpusInvalid, load_corpus
 from masrl.model.project import Project
-from masrl.render.site.builder import default_paths, generate_docs, sync_tree
+from masrl.render.site.builder import MKDOCS_HOOKS, default_paths, generate_docs, sync_tree
 from masrl.render.site.errors import SiteError
 
 POLL_SECONDS = 1.0
@@ -74,7 +74,7 @@ def serve_site(project: Project, host: str = "127.0.0.1", port: int = 8000, stag
     try:
         # The preview lives at the root of the local address, not under the published site_url's path.
         serve(str(paths.config_file), livereload=True, dev_addr=f"{host}:{port}", docs_dir=str(paths.staging),
-              site_url=f"http://{host}:{port}/")
+              site_url=f"http://{host}:{port}/", hooks=[MKDOCS_HOOKS])
     finally:
         stop.set()
         logger.removeHandler(handler)
