@@ -746,7 +746,9 @@ def test_site_serve_previews_and_regenerates_when_the_yaml_changes(mini_project,
                "--port", str(port), "--docs-dir", str(tmp_path / "src")]
     said = tmp_path / "serve.out"
     with said.open("wb") as out:
-        server = subprocess.Popen(command, stdout=out, stderr=subprocess.DEVNULL, env={**os.environ, "PYTHONUNBUFFERED": "1"})
+        # mkdocs serves from a temporary folder of its own: under tmp_path, so nothing outlives the test
+        server = subprocess.Popen(command, stdout=out, stderr=subprocess.DEVNULL,
+                                  env={**os.environ, "PYTHONUNBUFFERED": "1", "TMPDIR": str(tmp_path)})
     try:
         page = f"http://127.0.0.1:{port}/entries/alpha2025/"
         assert _wait_for(page, "Alpha Team Training", 60), "masrl site serve did not come up"
@@ -760,5 +762,10 @@ def test_site_serve_previews_and_regenerates_when_the_yaml_changes(mini_project,
         # ... and the last good pages stay (waiting, not one fetch: mkdocs may still be busy)
         assert _wait_for(page, "Renamed While Serving", 30), "the last good page was lost"
     finally:
-        server.terminate()
-        server.wait(timeout=10)
+        server.terminate()  # SIGTERM stops it as Ctrl-C does: mkdocs removes its folder
+        try:
+            server.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            server.kill()
+            server.wait()
+    assert not list(tmp_path.glob("mkdocs_*")), "masrl site serve left its temporary folder behind"

@@ -8,6 +8,7 @@ to one entry rebuilds the site once, and an invalid edit leaves the last good pa
 from __future__ import annotations
 
 import logging
+import signal
 import threading
 from collections.abc import Callable
 from pathlib import Path
@@ -71,6 +72,7 @@ def serve_site(project: Project, host: str = "127.0.0.1", port: int = 8000, stag
     stop = threading.Event()
     watcher = threading.Thread(target=_watch, args=(project, paths.source, paths.staging, echo, stop), daemon=True)
     watcher.start()
+    stopped_as_by_ctrl_c = _stop_on_sigterm()
     try:
         # The preview lives at the root of the local address, not under the published site_url's path.
         serve(str(paths.config_file), livereload=True, dev_addr=f"{host}:{port}", docs_dir=str(paths.staging),
@@ -78,3 +80,17 @@ def serve_site(project: Project, host: str = "127.0.0.1", port: int = 8000, stag
     finally:
         stop.set()
         logger.removeHandler(handler)
+        stopped_as_by_ctrl_c()
+
+
+def _interrupt(signum, frame):
+    raise KeyboardInterrupt
+
+
+def _stop_on_sigterm() -> Callable[[], None]:
+    """SIGTERM (`kill`, a process manager, a test) stops the preview as Ctrl-C does, so mkdocs
+    removes the temporary folder it serves from; returns the undo."""
+    if threading.current_thread() is not threading.main_thread():
+        return lambda: None
+    previous = signal.signal(signal.SIGTERM, _interrupt)
+    return lambda: signal.signal(signal.SIGTERM, previous)
