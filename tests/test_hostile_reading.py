@@ -13,6 +13,8 @@ from click.testing import CliRunner
 from conftest import entry_data, write_entry
 from masrl.check.validate import validate_project
 from masrl.cli import main
+from masrl.errors import InputError
+from masrl.files import read_regular_bytes
 from masrl.model import yamlio
 from masrl.model.project import Project
 from masrl.model.taxonomy import TaxonomyError, load_taxonomy
@@ -242,3 +244,21 @@ def test_a_tampered_cache_file_is_a_miss_not_a_crash(tmp_path):
     os.mkfifo(cache.path_for("2510.99902"))
     assert cache.get("2510.99902") is None
     assert FakeArxiv  # the recorded-feed server module stays importable
+
+
+def test_a_file_is_read_whole_up_to_the_limit_and_refused_over_it(tmp_path):
+    path = tmp_path / "data.yaml"
+    path.write_bytes(b"x" * 100)
+    assert read_regular_bytes(path, tmp_path, limit=100) == b"x" * 100
+    with pytest.raises(InputError, match="over the limit of 99"):
+        read_regular_bytes(path, tmp_path, limit=99)
+
+
+def test_a_sibling_folder_sharing_the_name_prefix_is_outside(tmp_path):
+    (tmp_path / "corpus").mkdir()
+    (tmp_path / "corpus-evil").mkdir()
+    (tmp_path / "corpus-evil" / "a.yaml").write_text("key: a\n", encoding="utf-8")
+    (tmp_path / "corpus" / "a.yaml").symlink_to(tmp_path / "corpus-evil" / "a.yaml")
+    with pytest.raises(InputError, match="refusing to read outside"):
+        read_regular_bytes(tmp_path / "corpus" / "a.yaml", tmp_path / "corpus")
+    assert read_regular_bytes(tmp_path / "corpus-evil" / "a.yaml", tmp_path) == b"key: a\n"
