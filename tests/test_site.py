@@ -91,7 +91,8 @@ _LOCK = threading.Lock()
 def _serve(folder: Path) -> str:
     folder.mkdir(parents=True, exist_ok=True)
     server = ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(_QuietHandler, directory=str(folder)))
-    threading.Thread(target=server.serve_forever, daemon=True).start()
+    # Polled every 50 ms, not 500: shutdown() waits for the next poll, and the worker's exit for it.
+    threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True).start()
     atexit.register(server.shutdown)
     return f"http://127.0.0.1:{server.server_address[1]}/"
 
