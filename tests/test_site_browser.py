@@ -40,7 +40,9 @@ from test_site import (
 # (which hands out the largest groups first) starts the longest share of the suite at once.
 pytestmark = [pytest.mark.browser, pytest.mark.xdist_group("browser")]
 
-# Debian's headless shell (scripts/setup.sh installs it); MASRL_CHROMIUM names another build.
+# Debian's headless shell (scripts/setup.sh installs it), or else Playwright's own build of it
+# (`python -m playwright install chromium-headless-shell`, where the system has no such package);
+# MASRL_CHROMIUM names another build.
 CHROMIUM = Path(os.environ.get("MASRL_CHROMIUM", "/usr/bin/chromium-headless-shell"))
 CHROMIUM_ARGS = [
     "--no-sandbox",
@@ -70,10 +72,16 @@ def browser():
         from playwright.sync_api import sync_playwright
     except ImportError:
         _chromium_missing("Playwright for Python is not installed")
-    if not (CHROMIUM.is_file() and os.access(CHROMIUM, os.X_OK)):
-        _chromium_missing(f"no Chromium at {CHROMIUM}")
+    from playwright.sync_api import Error as PlaywrightError
+
+    system = CHROMIUM.is_file() and os.access(CHROMIUM, os.X_OK)
+    if "MASRL_CHROMIUM" in os.environ and not system:
+        _chromium_missing(f"no Chromium at {CHROMIUM} (MASRL_CHROMIUM)")
     with sync_playwright() as playwright:
-        chromium = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
+        try:
+            chromium = playwright.chromium.launch(executable_path=str(CHROMIUM) if system else None, args=CHROMIUM_ARGS)
+        except PlaywrightError as exc:
+            _chromium_missing(f"no Chromium at {CHROMIUM}, nor Playwright's own: {str(exc).splitlines()[0]}")
         yield chromium
         chromium.close()
 

@@ -90,8 +90,8 @@ def test_pull_request_workflow_runs_every_check_read_only():
     setup = next(s for s in job["steps"] if s.get("uses", "").startswith("actions/setup-python@"))
     assert setup["with"]["python-version"] == "3.11"
     runs = runs_of(workflow)
-    expected = ["pip install -e '.[test]'", "masrl validate --format github", "masrl claims --format github",
-                "masrl check", "pytest"]
+    expected = ["pip install -e '.[dev]'", "masrl validate --format github", "masrl claims --format github",
+                "masrl check", "playwright install", "pytest -n auto --dist loadgroup"]
     positions = [next(i for i, run in enumerate(runs) if command in run) for command in expected]
     assert positions == sorted(positions), runs
 
