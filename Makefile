@@ -1,6 +1,6 @@
 # masrl: the main job and the tests. On a fresh clone, `make build` and `make test` each set up
-# what they need first (a .venv with masrl and its test tools, Debian's headless Chromium for the
-# browser tests); the set-up runs again only when pyproject.toml or scripts/setup.sh change.
+# what they need first (a .venv with masrl and its test tools, headless Chromium for the browser
+# tests); the set-up runs again only when pyproject.toml or scripts/setup.sh change.
 PYTHON ?= python3
 VENV   ?= .venv
 BIN    := $(VENV)/bin
