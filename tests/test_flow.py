@@ -7,7 +7,8 @@ from lxml import etree
 from masrl.check.validate import load_corpus
 from masrl.derive.flow import compute_flow, record_identified
 from masrl.render.feed import atom_feed
-from masrl.render.flow import flow_markdown, last_screened_line
+from masrl.render.cache import CACHE_ENV
+from masrl.render.flow import flow_figure, flow_markdown, last_screened_line
 from masrl.render.readme import readme_files
 from masrl.screening.queue import write_item
 
@@ -52,6 +53,18 @@ def test_flow_per_round_and_cumulative(repo_copy):
                                         "first: 2026-11: 1 entries, 1 exclusions; survey-2026-05: 84 entries, 32 exclusions.")
     readme = readme_files(load_corpus(repo_copy))["README.md"].decode("utf-8")
     assert "_Last screened 2026-11-20 (round 2026-11)." in readme
+
+
+def test_the_flow_figure_drawn_afresh_is_the_one_the_cache_serves(repo_copy, monkeypatch):
+    """Drawn without the cache in every run (the site reads it through the cache), twice: the same
+    well-formed SVG each time, and the bytes the cache holds."""
+    second_round(repo_copy)
+    flow = compute_flow(load_corpus(repo_copy))
+    cached = flow_figure(flow)
+    monkeypatch.setenv(CACHE_ENV, "off")
+    first, again = flow_figure(flow), flow_figure(flow)
+    assert first == again == cached
+    assert etree.fromstring(first).tag == "{http://www.w3.org/2000/svg}svg"
 
 
 def test_the_feed_lists_added_records_newest_first_and_is_deterministic(repo_copy):

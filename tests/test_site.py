@@ -17,6 +17,7 @@ import os
 import posixpath
 import re
 import shutil
+import signal
 import threading
 import time
 from dataclasses import dataclass
@@ -38,8 +39,9 @@ from masrl.exports.bibtex import export_bibtex
 from masrl.exports.json import export_json
 from masrl.model.project import Project
 from masrl.render.site import SiteError, build_site
-from masrl.render.site.builder import COMPILED_TEMPLATES, generate_docs, sync_tree
+from masrl.render.site.builder import generate_docs, sync_tree
 from masrl.render.site.escape import external_link, front_matter_title, html_text, md_text, safe_url
+from masrl.render.site.templates import COMPILED_TEMPLATES
 
 pytestmark = pytest.mark.xdist_group("site")
 
@@ -770,3 +772,15 @@ def test_site_serve_previews_and_regenerates_when_the_yaml_changes(mini_project,
             server.kill()
             server.wait()
     assert not list(tmp_path.glob("mkdocs_*")), "masrl site serve left its temporary folder behind"
+
+
+def test_sigterm_stops_the_preview_as_ctrl_c_does_and_is_undone_after():
+    from masrl.render.site.serve import _stop_on_sigterm
+
+    before = signal.getsignal(signal.SIGTERM)
+    undo = _stop_on_sigterm()
+    with pytest.raises(KeyboardInterrupt):
+        os.kill(os.getpid(), signal.SIGTERM)
+        time.sleep(1)  # the handler runs at the next bytecode; never reached
+    undo()
+    assert signal.getsignal(signal.SIGTERM) is before

@@ -228,9 +228,7 @@ def _mkdocs_warnings() -> Iterator[list[str]]:
         logger.removeHandler(handler)
 
 
-# {jinja2 bucket key: compiled template}: the theme's templates, compiled once per process (see
-# mkdocs_hooks.py, which every build and preview loads).
-COMPILED_TEMPLATES: dict[str, bytes] = {}
+# Named to mkdocs for every build and preview: the theme's templates compiled once per process.
 MKDOCS_HOOKS = str(Path(__file__).with_name("mkdocs_hooks.py"))
 
 
