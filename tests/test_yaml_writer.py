@@ -39,8 +39,10 @@ def test_a_text_read_again_is_an_independent_copy_with_its_lines():
 
 
 def test_the_memory_of_read_texts_is_bounded():
-    for number in range(yamlio._PARSED_MAX_DOCUMENTS + 10):
-        yamlio.loads(f"n: {number}\n")
+    filler = "x" * (yamlio._PARSED_MAX_CHARACTERS - 20)
+    for number in range(yamlio._PARSED_MAX_TOTAL // len(filler) + 10):
+        yamlio.loads(f"n{number}: {filler}\n")
     yamlio.loads("big: " + "x" * yamlio._PARSED_MAX_CHARACTERS + "\n")
-    assert len(yamlio._PARSED) == yamlio._PARSED_MAX_DOCUMENTS
+    assert sum(map(len, yamlio._PARSED)) == yamlio._parsed_total <= yamlio._PARSED_MAX_TOTAL
     assert all(len(text) <= yamlio._PARSED_MAX_CHARACTERS for text in yamlio._PARSED)
+    assert "n0: " + filler + "\n" not in yamlio._PARSED  # the oldest went first
