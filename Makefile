@@ -5,8 +5,8 @@ PYTHON ?= python3
 VENV   ?= .venv
 BIN    := $(VENV)/bin
 SETUP  := $(VENV)/.masrl-setup-done
-# pytest workers: one per core, at most four (the suite has three long groups, the site builds,
-# the browser and the figures, and the rest is short; more workers would only collect it again)
+# pytest workers: one per core, at most four (the suite has two long groups, the site builds and
+# the browser, and the rest is short; more workers would only collect it again)
 WORKERS ?= $(shell n=$$(nproc 2>/dev/null || echo 2); [ $$n -gt 4 ] && n=4; echo $$n)
 
 .PHONY: build test test-deep test-extras check bench coverage setup clean

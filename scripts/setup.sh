@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # One-time set-up on a fresh machine: a virtual environment with masrl and its test tools,
-# and the system headless Chromium the browser tests drive (Debian's package; no browser download).
+# and the headless Chromium the browser tests drive (Debian's package; where there is none,
+# Playwright's build of it).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -14,8 +15,8 @@ fi
 as_root() { if [ "$(id -u)" = 0 ]; then "$@"; else sudo "$@"; fi; }
 # The headless shell is Chromium's engine without the desktop browser around it: the same
 # rendering, scripts and accessibility tree at about three quarters of the CPU (Playwright drives
-# the same build for headless runs).
-# Where the system has no such package (Ubuntu, macOS), Playwright's own build of the same shell.
+# the same build for headless runs). Where the system has no such package (Ubuntu, macOS),
+# Playwright's own build of the same shell.
 if [ ! -x /usr/bin/chromium-headless-shell ]; then
   echo "setup: installing headless Chromium (Debian package chromium-headless-shell)"
   if ! { command -v apt-get >/dev/null && as_root apt-get update -qq \

@@ -557,9 +557,9 @@ def test_axe_finds_no_serious_or_critical_violation_in_either_scheme(browser, sa
         return [f"{v['id']} ({len(v['nodes'])}): {v['nodes'][0]['target']}" for v in result["violations"]
                 if v["impact"] in ("serious", "critical")]
 
-    def judge_colours(page) -> tuple[str, list[str]]:
-        """The shown scheme, and axe's colour findings on the contexts not yet judged in it."""
-        contexts = page.evaluate(STYLE_CONTEXTS)
+    def judge_colours(page, contexts: list[str]) -> tuple[str, list[str]]:
+        """The shown scheme, and axe's colour findings on the page's styling contexts (keys of
+        STYLE_CONTEXTS, the same in both schemes) not yet judged in it."""
         scheme = scheme_of(page)
         new = [index for index, key in enumerate(contexts) if key not in judged[scheme]]
         judged[scheme].update(contexts)
@@ -577,11 +577,12 @@ def test_axe_finds_no_serious_or_critical_violation_in_either_scheme(browser, sa
             if bad := serious(page.evaluate(AXE_ON_PAGE, AXE_STRUCTURE)):
                 found[name] = bad
             page.evaluate(DROP_CLOSED_DETAILS)
+            contexts = page.evaluate(STYLE_CONTEXTS)
             schemes = []
             for switch in (False, True):  # the scheme the last page was left in carries over
                 if switch:
                     toggle_palette(page)
-                scheme, bad = judge_colours(page)
+                scheme, bad = judge_colours(page, contexts)
                 schemes.append(scheme)
                 if bad:
                     found[f"{name} ({scheme})"] = bad
@@ -590,7 +591,7 @@ def test_axe_finds_no_serious_or_critical_violation_in_either_scheme(browser, sa
             assert set(schemes) == {"light", "dark"}, name
             if name == "stats":
                 page.evaluate(PLANT_GREY_CELL)
-                planted = judge_colours(page)[1]
+                planted = judge_colours(page, page.evaluate(STYLE_CONTEXTS))[1]
                 assert len(planted) == 1 and planted[0].startswith("color-contrast (1)"), planted
             checked += 1
     finally:

@@ -216,12 +216,12 @@ def _copied(node: Any) -> Any:
 def loads(text: str) -> Any:
     """Parse one YAML document strictly; raises YamlError with a line number. The caller owns
     the result: it may change it freely."""
+    global _parsed_total
     if text in _PARSED:
         _PARSED.move_to_end(text)
         return _copied(_PARSED[text])
     data = _parse(text)
     if len(text) <= _PARSED_MAX_CHARACTERS:
-        global _parsed_total
         _PARSED[text] = _copied(data)
         _parsed_total += len(text)
         while _parsed_total > _PARSED_MAX_TOTAL:
