@@ -27,9 +27,10 @@ def real_corpus():
 
 
 # Drawn afresh in every run, cache or not: one figure of each drawing function, in SVG, and the
-# flow diagram (the quickest) in PNG too.
+# smallest heatmap in PNG alone (`masrl plots --format png`), which must still be the PNG that
+# `masrl build` commits, saved after the SVG.
 FRESH_SVG = sorted({drawer.__qualname__: name for name, drawer in reversed(DRAWERS.items())}.values())
-FRESH_PNG = ["screening-flow"]
+FRESH_PNG = ["heatmap-sub-decision-topology"]
 
 
 @pytest.fixture(scope="module")
@@ -110,6 +111,8 @@ def test_screening_flow_numbers(published_corpus):
 def test_unknown_figure_name_is_refused(mini_project):
     with pytest.raises(ValueError, match="unknown figure"):
         render_figures(load_corpus(mini_project), ["pie-chart"])
+    with pytest.raises(ValueError, match="unknown format"):
+        render_figures(load_corpus(mini_project), ["axis-counts"], formats=("pdf",))
 
 
 def test_cli_renders_selected_figures_and_skips_unchanged(mini_project):

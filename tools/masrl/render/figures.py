@@ -167,25 +167,25 @@ def render_figures(corpus: Corpus, names: list[str] | None = None, formats=FORMA
     unknown = sorted(set(wanted) - set(DRAWERS))
     if unknown:
         raise ValueError(f"unknown figure(s): {', '.join(unknown)}; known: {', '.join(DRAWERS)}")
+    if not formats or not set(formats) <= set(FORMATS):
+        raise ValueError(f"unknown format(s) in {', '.join(formats) or 'none'}; known: {', '.join(FORMATS)}")
     cache = figure_cache(corpus, corpus_json)
-    files = {}
-    missing = []
-    for name in wanted:
-        paths = [f"{FIGURE_DIR}/{name}.{fmt}" for fmt in formats]
-        cached = {path: cache.get(path) for path in paths}
-        if all(content is not None for content in cached.values()):
-            files.update(cached)
-        else:
-            missing.append(name)
+    files = {f"{FIGURE_DIR}/{name}.{fmt}": cache.get(f"{FIGURE_DIR}/{name}.{fmt}") for name in wanted for fmt in formats}
+    missing = [name for name in wanted if any(files[f"{FIGURE_DIR}/{name}.{fmt}"] is None for fmt in formats)]
+    # Saved in FORMATS order, whatever was asked for: saving a figure runs its constrained layout
+    # again, so a PNG saved after the SVG differs from one saved alone, and `masrl plots --format
+    # png` must give the bytes `masrl build` commits. Every format saved goes into the cache.
+    saved = FORMATS[: max(FORMATS.index(fmt) for fmt in formats) + 1]
     if missing:  # only drawing needs matplotlib (and its style)
         with _style():
             for name in missing:
                 figure = DRAWERS[name](corpus)
-                for fmt in formats:
+                for fmt in saved:
                     path = f"{FIGURE_DIR}/{name}.{fmt}"
-                    files[path] = figure_bytes(figure, fmt)
-                    cache.put(path, files[path])
-    files = {f"{FIGURE_DIR}/{name}.{fmt}": files[f"{FIGURE_DIR}/{name}.{fmt}"] for name in wanted for fmt in formats}
+                    content = figure_bytes(figure, fmt)
+                    cache.put(path, content)
+                    if fmt in formats:
+                        files[path] = content
     return files
 
 
