@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 import yaml
+from hypothesis import settings
 from masrl.model import yamlio
 from masrl.model.project import Project
 from masrl.model.records import ENTRY_SCHEMA_LINE, EXCLUSION_SCHEMA_LINE
@@ -36,6 +37,13 @@ PROPERTY_SCALE = max(1, int(os.environ.get("MASRL_PROPERTY_SCALE", "1")))
 def examples(suite: int) -> int:
     """How many examples a property test draws: ``suite`` in the suite, more in a deep run."""
     return suite * PROPERTY_SCALE
+
+
+# In CI (CI=true) every property test draws the same examples on every run, so a pull request's
+# result does not depend on luck; local runs draw new ones and keep what fails for the next run.
+settings.register_profile("ci", derandomize=True, database=None, print_blob=True)
+if os.environ.get("CI", "").lower() == "true":
+    settings.load_profile("ci")
 
 
 def _end_worker_at_once() -> None:
