@@ -10,6 +10,9 @@ from masrl.cli import main
 from masrl.errors import InputError
 from masrl.screening.agreement import Ratings, agreement, project_agreement, read_audit_csv
 
+# One worker imports scikit-learn, pandas and ASReview (2 s) for the screening tests, not both.
+pytestmark = pytest.mark.xdist_group("screening")
+
 HEADER = ("key,orig_category,ann_category,orig_is_rl,ann_is_rl,orig_reward_type,ann_reward_type,"
           "orig_credit_granularity,ann_credit_granularity,orig_orchestration_form,ann_orchestration_form,"
           "strict_explicit_credit,agreement_note,annotator_note\n")

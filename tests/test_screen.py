@@ -14,6 +14,9 @@ from masrl.screening.decide import Contradiction, decide
 from masrl.screening.queue import labelled_documents, read_decisions, read_queue
 from masrl.screening.rank import FieldKnowledge, Ranker, rank_project
 
+# One worker imports scikit-learn, pandas and ASReview (2 s) for the screening tests, not both.
+pytestmark = pytest.mark.xdist_group("screening")
+
 FIXTURES = Path(__file__).parent / "fixtures" / "screening"
 RELEVANT = {"2606.00001", "2606.00002", "2606.00005"}
 

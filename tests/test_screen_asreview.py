@@ -16,7 +16,8 @@ from masrl.errors import InputError
 from masrl.screening.asreview_io import export_csv, export_ris, import_project
 from masrl.screening.queue import read_decisions, read_queue
 
-pytestmark = pytest.mark.asreview
+# One worker imports scikit-learn, pandas and ASReview (2 s) for the screening tests, not both.
+pytestmark = [pytest.mark.asreview, pytest.mark.xdist_group("screening")]
 
 FIXTURES = Path(__file__).parent / "fixtures" / "screening"
 REPO = Path(__file__).resolve().parents[1]

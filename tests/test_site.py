@@ -732,7 +732,7 @@ def _wait_for(url: str, wanted: str, seconds: float) -> bool:
         page = _fetch(url)
         if page and wanted in page:
             return True
-        time.sleep(0.3)
+        time.sleep(0.1)  # a fetch of the local page costs a millisecond
     return False
 
 
