@@ -469,7 +469,8 @@ AXE_PAGES = {
 }
 for _optional in ("reliability", "whats-new"):  # pages another part of the site may add
     AXE_PAGES[_optional] = f"{_optional}/"
-SCREENSHOT_PAGES = {"home", "list", "entry", "stats", "table"}  # saved for reviewers, not compared
+# Saved for reviewers (the pull-request workflow uploads them), not compared.
+SCREENSHOT_PAGES = {"home", "list", "entry", "stats", "table"}
 
 
 # The rules that read colours run in both schemes; every other rule (names, roles, landmarks: the

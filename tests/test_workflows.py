@@ -96,6 +96,16 @@ def test_pull_request_workflow_runs_every_check_read_only():
     assert positions == sorted(positions), runs
 
 
+def test_pull_request_workflow_uploads_the_screenshots_the_axe_test_saves():
+    from test_site_browser import SCREENSHOTS
+
+    steps = load(GITHUB / "workflows" / "pr.yml")["jobs"]["checks"]["steps"]
+    tests = next(i for i, step in enumerate(steps) if step.get("name") == "Tests")
+    upload = next(i for i, step in enumerate(steps) if step.get("uses", "").startswith("actions/upload-artifact@"))
+    assert upload > tests and steps[upload]["if"] == "${{ !cancelled() }}"  # failed runs too
+    assert steps[upload]["with"]["path"].rstrip("/") == SCREENSHOTS.relative_to(REPO_ROOT).as_posix()
+
+
 def test_discover_workflow_runs_weekly_and_on_demand_through_the_tested_script():
     workflow = load(GITHUB / "workflows" / "discover.yml")
     assert set(workflow["on"]) == {"schedule", "workflow_dispatch"}
