@@ -137,3 +137,33 @@ def test_the_figure_cache_serves_identical_bytes_and_ignores_a_tampered_file(min
     stored.write_bytes(stored.read_bytes()[:-20] + b"<!-- tampered -->")
     assert cache.get("figures/entries-per-year.svg") is None
     assert render_figures(corpus, ["entries-per-year"]) == first
+
+
+def test_a_change_to_the_counting_or_drawing_code_draws_again(mini_project, tmp_path, monkeypatch):
+    """Cached renders are keyed by the code that shapes them, not only by the module that draws:
+    a change to how a table is counted or a trace is laid out must not serve a stale picture."""
+    from pathlib import Path
+
+    import masrl.render.cache as cache
+    from masrl.derive import stats
+    from masrl.render.site.trace_pages import _figure_svg
+    from masrl.traces import examples_directory
+    from masrl.traces import view
+
+    def edited(module, name: str) -> None:
+        copy = tmp_path / name
+        copy.write_bytes(Path(module.__file__).read_bytes() + b"\n# edited\n")
+        monkeypatch.setattr(module, "__file__", str(copy))
+
+    corpus = load_corpus(mini_project)
+    before = plots.figure_cache(corpus).directory
+    edited(stats, "stats.py")
+    assert plots.figure_cache(corpus).directory != before
+
+    keys = []
+    monkeypatch.setattr(cache, "cached_files", lambda kind, inputs, produce: keys.append(list(inputs)) or {"svg": b""})
+    example = sorted(examples_directory().glob("*.json"))[0]
+    _figure_svg(example)
+    edited(view, "view.py")
+    _figure_svg(example)
+    assert keys[0] != keys[1]

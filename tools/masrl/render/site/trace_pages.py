@@ -94,6 +94,7 @@ def _examples_pointer(examples: list[Path]) -> str:
 def _figure_svg(path: Path) -> bytes:
     from masrl.render.cache import cached_files, code_fingerprint
     from masrl.traces import figure as trace_figure
+    from masrl.traces import view as trace_view
 
     source = path.read_bytes()
 
@@ -104,8 +105,9 @@ def _figure_svg(path: Path) -> bytes:
             trace_figure.render_trace_figure(trace, target)
             return {"svg": target.read_bytes()}
 
-    # The trace file and the drawing code decide the picture: drawn again only when they change.
-    return cached_files("trace", [source, code_fingerprint(trace_figure)], draw)["svg"]
+    # The trace file and the drawing code (with the view it lays events out from) decide the
+    # picture: drawn again only when they change.
+    return cached_files("trace", [source, code_fingerprint(trace_figure, trace_view)], draw)["svg"]
 
 
 def examples_markdown(examples: list[Path], site_url: str | None = None) -> str:
