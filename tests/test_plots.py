@@ -144,11 +144,10 @@ def test_a_change_to_the_counting_or_drawing_code_draws_again(mini_project, tmp_
     a change to how a table is counted or a trace is laid out must not serve a stale picture."""
     from pathlib import Path
 
-    import masrl.render.cache as cache
     from masrl.derive import stats
+    from masrl.render import cache
     from masrl.render.site.trace_pages import _figure_svg
-    from masrl.traces import examples_directory
-    from masrl.traces import view
+    from masrl.traces import examples_directory, view
 
     def edited(module, name: str) -> None:
         copy = tmp_path / name
@@ -162,7 +161,7 @@ def test_a_change_to_the_counting_or_drawing_code_draws_again(mini_project, tmp_
 
     keys = []
     monkeypatch.setattr(cache, "cached_files", lambda kind, inputs, produce: keys.append(list(inputs)) or {"svg": b""})
-    example = sorted(examples_directory().glob("*.json"))[0]
+    example = min(examples_directory().glob("*.json"))
     _figure_svg(example)
     edited(view, "view.py")
     _figure_svg(example)
