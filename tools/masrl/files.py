@@ -29,8 +29,11 @@ from masrl.errors import InputError, UnsafeWriteError
 MAX_READ_BYTES = 64 * 1024 * 1024
 
 
-def _inside(path: Path, root: Path) -> bool:
-    return path == root or root in path.parents
+def _inside(path: str | Path, root: str | Path) -> bool:
+    """Whether a resolved path is the resolved root or lies below it (compared as strings: cheaper
+    than Path.parents, and a sibling sharing the root's name prefix is outside)."""
+    path, root = os.fspath(path), os.fspath(root)
+    return path == root or path.startswith(root.rstrip(os.sep) + os.sep)
 
 
 def resolve_target(path: Path, root: Path | None = None) -> Path:
@@ -124,7 +127,7 @@ def read_regular_bytes(path: Path, root: Path | None = None, limit: int = MAX_RE
         raise InputError("cannot resolve the path (a symlink loop?)", path=path, hint="remove the symlink") from exc
     if root is not None:
         folder = os.path.realpath(root)
-        if real != folder and not real.startswith(folder.rstrip(os.sep) + os.sep):
+        if not _inside(real, folder):
             raise InputError(f"refusing to read outside {folder}: the path resolves to {real}",
                              path=path, hint="replace the symlink by the file itself")
     # O_NONBLOCK: opening a FIFO must not wait for a writer; the mode check below refuses it.

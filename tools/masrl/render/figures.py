@@ -200,9 +200,8 @@ def drawing_modules() -> tuple:
 def figure_cache(corpus: Corpus, corpus_json: str | None = None) -> RenderCache:
     """The cache of this corpus's figures: keyed by the corpus, the taxonomy, the published
     snapshot, the drawing and counting code (drawing_modules) and matplotlib (see
-    masrl.render.cache). corpus_json, when
-    given, must be export_json(corpus): the site build passes the one it publishes instead of
-    serialising the corpus a second time."""
+    masrl.render.cache). corpus_json, when given, must be export_json(corpus): the site build
+    passes the one it publishes instead of serialising the corpus a second time."""
     from masrl.exports.json import export_json
 
     if corpus_json is None:
