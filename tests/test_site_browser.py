@@ -209,8 +209,8 @@ def test_every_page_loads_without_errors_or_off_site_requests_and_fits_a_phone(b
     stylesheets (checked here), so a full load of the home page runs what a full load of any page
     runs (the axe test loads its page types in full too, under the same watch for errors and other
     hosts). Every other page is reached as a reader following links reaches it, through material's
-    instant loading: its own content laid out by the same styles, at a quarter of the time of a full
-    load."""
+    instant loading: its own content laid out by the same styles, the scripts in it run again (material
+    re-inserts them), at a quarter of the time of a full load."""
     session = Watched(browser, sample_site)
     session.page.set_viewport_size(PHONE)
     wide = []
