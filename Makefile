@@ -1,15 +1,17 @@
 # masrl: the main job and the tests. On a fresh clone, `make build` and `make test` each set up
-# what they need first (a .venv with masrl and its test tools, headless Chromium for the browser
-# tests); the set-up runs again only when pyproject.toml or scripts/setup.sh change.
+# what they need first (a .venv with masrl and its test tools at exactly the versions of uv.lock,
+# headless Chromium for the browser tests); the set-up runs again only when pyproject.toml,
+# uv.lock or the set-up scripts change.
 PYTHON ?= python3
 VENV   ?= .venv
 BIN    := $(VENV)/bin
+UV     := .tools/uv/bin/uv
 SETUP  := $(VENV)/.masrl-setup-done
 # pytest workers: one per core, at most four (the suite has two long groups, the site builds and
 # the browser, and the rest is short; more workers would only collect it again)
 WORKERS ?= $(shell n=$$(nproc 2>/dev/null || echo 2); [ $$n -gt 4 ] && n=4; echo $$n)
 
-.PHONY: build test test-deep test-extras check bench coverage setup clean
+.PHONY: build test test-deep test-extras check lock audit bench coverage setup clean
 
 # Each pytest worker compiles masrl and rewrites the asserts of every test
 # module, and tests start masrl and mkdocs in subprocesses: let them keep the compiled bytecode (in
@@ -35,16 +37,30 @@ test: $(SETUP)    ## the whole test suite (what CI runs)
 	$(BIN)/python -m pytest -n $(WORKERS) --dist loadgroup
 
 check: $(SETUP)   ## what a pull request must pass, without the test suite
+	$(UV) lock --check --offline
 	$(BIN)/masrl validate
 	$(BIN)/masrl claims
 	$(BIN)/masrl check
+	$(MAKE) --no-print-directory audit
+
+lock:             ## re-resolve uv.lock after a change to pyproject.toml (keeps every pin it can)
+	PYTHON=$(PYTHON) bash scripts/sync.sh --uv-only
+	$(UV) lock
+
+# Known vulnerabilities in every locked package (all extras), from PyPI's advisory data. A finding
+# prints the package, its locked version, the advisory id and the first fixed version: raise the
+# range in pyproject.toml if needed, then `make lock`.
+audit:            ## pip-audit over uv.lock (after the set-up)
+	@mkdir -p .cache
+	$(UV) export --frozen --all-extras --no-emit-project --format requirements-txt --quiet -o .cache/audit-requirements.txt
+	$(BIN)/pip-audit --disable-pip --require-hashes --progress-spinner off -r .cache/audit-requirements.txt
 
 test-deep: $(SETUP) ## the suite with ten times the property-test and fuzzing examples
 	MASRL_PROPERTY_SCALE=10 $(BIN)/python -m pytest -n $(WORKERS) --dist loadgroup
 
-test-extras: $(SETUP) ## the tests of optional extras (installs ray first)
-	$(BIN)/python -m pip install --quiet -e '.[ray]'
-	$(BIN)/python -m pytest -m extra
+test-extras: $(SETUP) ## the tests of optional extras (installs ray from the lock first, removes it after)
+	bash scripts/sync.sh dev ray
+	$(BIN)/python -m pytest -m extra; status=$$?; bash scripts/sync.sh dev; exit $$status
 
 coverage: $(SETUP) ## the suite with a line-coverage report of tools/masrl
 	$(BIN)/python -m pytest -n $(WORKERS) --dist loadgroup --cov=masrl --cov-report=term:skip-covered
@@ -58,7 +74,7 @@ bench: $(SETUP)   ## print the benchmark figures
 
 setup: $(SETUP)
 
-$(SETUP): pyproject.toml scripts/setup.sh
+$(SETUP): pyproject.toml uv.lock scripts/setup.sh scripts/sync.sh scripts/uv-requirements.txt
 	PYTHON=$(PYTHON) bash scripts/setup.sh
 	touch $(SETUP)
 

@@ -210,6 +210,14 @@ def documents_from_csv(path: Path) -> list[Document]:
     return documents
 
 
+def asreview_installed() -> bool:
+    try:
+        import asreview  # noqa: F401
+    except ImportError:
+        return False
+    return True
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--dataset", type=Path, help="labelled CSV in ASReview's layout (title, abstract, label_included)")
@@ -236,7 +244,12 @@ def main(argv: list[str] | None = None) -> int:
     except MasrlError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
-    results = run(documents, knowledge, seeds, field_features=not args.dataset, ablation=args.ablation)
+    include_asreview = asreview_installed()
+    if not include_asreview:
+        print("ASReview LAB is not installed, so its rows are skipped: install the asreview extra "
+              "(`make setup` does, or `pip install 'masrl[asreview]'`) to compare against it", file=sys.stderr)
+    results = run(documents, knowledge, seeds, field_features=not args.dataset, ablation=args.ablation,
+                  include_asreview=include_asreview)
     started = time.perf_counter()
     Ranker(documents, knowledge, RankSettings()).fit(range(len(documents)), [d.label for d in documents])
     print(f"one masrl retrain on all {len(documents)} decisions (features + fit): {time.perf_counter() - started:.3f} s")

@@ -9,7 +9,9 @@ Inputs, generated into a temporary directory:
   tool calls, returns and aggregation, with durations and about 1.6 edges per event);
 * a directory of 10,000 traces of 100 events each;
 * a 50,000-event trace, to show a generic JSON Schema validator (jsonschema's
-  Draft202012Validator) beside the others on an input it finishes in reasonable time.
+  Draft202012Validator) beside the others on an input it finishes in reasonable time;
+* a gzip bomb: 1.5 GiB of whitespace in about 1.5 MiB, which masrl must refuse at its 512 MiB
+  byte cap with a peak memory near the cap (printed below the table as a ratio to the cap).
 
 The baseline is a plain-stdlib validator of the survey artifact's original rules only:
 required fields, allowed event and edge types, unique event ids, edge endpoints, non-negative
@@ -369,6 +371,20 @@ def main() -> int:
                     (label, tool, seconds, peak, seconds / baseline[0], peak / baseline[1], status)
                 )
                 print(f"  {label}: {tool}: {seconds:.2f} s, {peak:.0f} MiB", file=sys.stderr)
+        # A gzip bomb of whitespace, refused at the byte cap: its peak memory should stay near
+        # the cap (the data is never held twice).
+        bomb_size, cap = (96 * 2**20, "32M") if arguments.quick else (1536 * 2**20, "512M")
+        bomb = Path(temporary) / "bomb.json.gz"
+        write_whitespace_bomb(bomb, bomb_size)
+        seconds, peak, status = best_of(
+            masrl("trace", "validate", str(bomb), "--no-progress", "--max-trace-bytes", cap), 1
+        )
+        cap_mib = parse_cap_mib(cap)
+        bomb_line = (
+            f"gzip bomb ({bomb_size / 2**30:.2f} GiB of whitespace, {bomb.stat().st_size / 2**20:.1f} MiB "
+            f"on disk), refused at the {cap} cap: {seconds:.2f} s, peak {peak:.0f} MiB "
+            f"({peak / cap_mib:.2f}x the cap), exit {status}"
+        )
         startup = {
             "baseline": best_of(this_script("--help"), 3),
             "masrl trace validate": best_of(masrl("trace", "validate", "--help"), 3),
@@ -376,6 +392,7 @@ def main() -> int:
         print(f"total {time.perf_counter() - started:.0f} s", file=sys.stderr)
     print_table(rows)
     print()
+    print(bomb_line)
     print(
         "startup alone (interpreter and imports, no input): "
         + ", ".join(
@@ -384,6 +401,21 @@ def main() -> int:
         )
     )
     return 0
+
+
+def write_whitespace_bomb(path: Path, size: int) -> None:
+    """``size`` bytes of spaces after a trace's opening, gzipped a chunk at a time."""
+    import gzip
+
+    chunk = b" " * 2**20
+    with gzip.open(path, "wb", compresslevel=9) as handle:
+        handle.write(b'{"trace_id": "bomb", "events": [], "meta": {"pad": "')
+        for _ in range(size // len(chunk)):
+            handle.write(chunk)
+
+
+def parse_cap_mib(cap: str) -> float:
+    return float(cap[:-1]) * (1024 if cap.endswith("G") else 1)
 
 
 def print_table(rows) -> None:

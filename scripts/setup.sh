@@ -1,16 +1,12 @@
 #!/usr/bin/env bash
-# One-time set-up on a fresh machine: a virtual environment with masrl and its test tools,
+# One-time set-up on a fresh machine: a virtual environment with masrl and its test tools (from uv.lock),
 # and the headless Chromium the browser tests drive (Debian's package; where there is none,
 # Playwright's build of it).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-PYTHON=${PYTHON:-python3}
-if [ ! -x .venv/bin/python ]; then
-  "$PYTHON" -m venv .venv
-fi
-.venv/bin/python -m pip install --quiet --upgrade pip
-.venv/bin/python -m pip install --quiet -e '.[dev]'
+# masrl and the exact versions of uv.lock (with their hashes), dev extra included.
+bash scripts/sync.sh dev
 
 as_root() { if [ "$(id -u)" = 0 ]; then "$@"; else sudo "$@"; fi; }
 # The headless shell is Chromium's engine without the desktop browser around it: the same

@@ -9,6 +9,7 @@ import time
 from pathlib import Path
 
 import pytest
+import yaml
 from click.testing import CliRunner
 from conftest import entry_data, write_entry
 from masrl.check.validate import validate_project
@@ -37,7 +38,13 @@ def _write(project: Project, name: str, text: str) -> Path:
 # YAML
 
 
-def test_deep_nesting_is_refused_at_its_line_without_crashing(mini_project):
+# libyaml (the C loader) and the pure-Python loader: PyYAML 6.0.4's libyaml refuses deep flow
+# nesting with a message of its own, 6.0.3's does not, and a PyYAML built without libyaml has only
+# the pure-Python parser. Whichever layer notices first, the user reads masrl's one message.
+@pytest.mark.parametrize("base_loader", ["libyaml", "pure-python"])
+def test_deep_nesting_is_refused_at_its_line_without_crashing(mini_project, monkeypatch, base_loader):
+    if base_loader == "pure-python":
+        monkeypatch.setattr(yamlio, "_BaseLoader", yaml.SafeLoader)
     _write(mini_project, "deep.yaml", "key: deep\ntitle: " + "[" * 25_000 + "]" * 25_000 + "\n")
     _write(mini_project, "dashes.yaml", "key: dashes\ntags:\n  " + "- " * 5_000 + "x\n")
     messages = _messages(mini_project)

@@ -212,3 +212,19 @@ def test_benchmark_quick_run_gives_sane_figures():
         assert 0 <= r10 <= r25 <= r50 <= 100, name
     assert abs(rows["random"][0]) < 25
     assert rows["masrl"][0] > rows["random"][0]
+
+
+def test_benchmark_without_the_asreview_extra_says_so_and_runs_masrl_alone():
+    """Not a traceback: one line naming the extra, then the rows that need no ASReview."""
+    import subprocess
+
+    hide = "import sys; sys.modules['asreview'] = None; sys.argv[0] = 'bench_screening.py'; "
+    run = "import runpy; runpy.run_path('benchmarks/bench_screening.py', run_name='__main__')"
+    result = subprocess.run([sys.executable, "-c", hide + run, "--quick", "--dataset",
+                             str(FIXTURES / "other_field.csv")], cwd=REPO, capture_output=True, text=True,
+                            timeout=120)
+    assert result.returncode == 0, result.stderr
+    assert "Traceback" not in result.stderr
+    assert "ASReview LAB is not installed" in result.stderr and "asreview extra" in result.stderr
+    methods = {line.split()[0] for line in result.stdout.splitlines() if line.startswith(("random", "asreview ", "masrl"))}
+    assert methods == {"random", "masrl"}

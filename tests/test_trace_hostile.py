@@ -131,6 +131,23 @@ def test_the_byte_cap_reads_no_more_than_it_needs(tmp_path):
     assert document.raw is None and document.problem.code == "too_large"
 
 
+def test_a_refused_gzip_bomb_holds_no_more_than_the_cap(tmp_path):
+    """Peak memory of refusing a bomb stays near the cap (one growing buffer, over-allocated by
+    an eighth, and the decompressor's chunk), never twice the cap as a join of chunks would."""
+    import tracemalloc
+
+    cap = 16 * 2**20
+    path = bomb(tmp_path / "bomb.json.gz", 3 * cap)
+    tracemalloc.start()
+    try:
+        [document] = read_documents(path, Limits(max_bytes=cap))
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert document.problem.code == "too_large"
+    assert peak < 1.4 * cap, f"peak {peak / 2**20:.1f} MiB for a cap of {cap / 2**20:.0f} MiB"
+
+
 def test_a_long_jsonl_line_is_capped_and_the_next_lines_still_read(tmp_path):
     good = json.dumps(small_trace())
     long = json.dumps(small_trace())[:-1] + ', "meta": {"pad": "' + " " * 50_000 + '"}}'

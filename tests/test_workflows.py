@@ -61,7 +61,8 @@ def runs_of(workflow: dict) -> list[str]:
 
 
 # Workflows allowed to write, with exactly the permissions they hold.
-WRITING_WORKFLOWS = {"discover.yml": {"contents": "write", "pull-requests": "write"}}
+WRITING_WORKFLOWS = {"discover.yml": {"contents": "write", "pull-requests": "write"},
+                     "update-lock.yml": {"contents": "write", "pull-requests": "write"}}
 
 
 @pytest.mark.parametrize("path", WORKFLOWS, ids=lambda p: p.name)
@@ -88,10 +89,14 @@ def test_pull_request_workflow_runs_every_check_read_only():
     (job,) = workflow["jobs"].values()
     assert "permissions" not in job  # inherits contents: read
     setup = next(s for s in job["steps"] if s.get("uses", "").startswith("actions/setup-python@"))
-    assert setup["with"]["python-version"] == "3.11"
+    assert setup["with"]["python-version"] == "${{ matrix.python }}"
+    # the oldest supported Python and a newer one, both through the whole job
+    assert job["strategy"]["matrix"]["python"][0] == "3.11" and len(job["strategy"]["matrix"]["python"]) == 2
+    assert job["strategy"]["fail-fast"] is False
     runs = runs_of(workflow)
-    expected = ["pip install -e '.[dev]'", "masrl validate --format github", "masrl claims --format github",
-                "masrl check", "playwright install", "pytest -n auto --dist loadgroup"]
+    assert not any("pip install" in run for run in runs), "install from the lock only"
+    expected = ["scripts/sync.sh dev", "masrl validate --format github", "masrl claims --format github",
+                "masrl check", "make audit", "playwright install", "pytest -n auto --dist loadgroup"]
     positions = [next(i for i, run in enumerate(runs) if command in run) for command in expected]
     assert positions == sorted(positions), runs
 
@@ -115,6 +120,24 @@ def test_discover_workflow_runs_weekly_and_on_demand_through_the_tested_script()
     assert runs_of(workflow)[-1] == "bash scripts/discover_pr.sh"
     step = job["steps"][-1]
     assert step["env"]["GH_TOKEN"] == "${{ github.token }}"
+
+
+def test_every_workflow_installs_from_the_lock():
+    for path in WORKFLOWS:
+        runs = runs_of(load(path))
+        assert not any(re.search(r"pip install\b", run) for run in runs), path.name
+        assert any("scripts/sync.sh" in run or "scripts/update_lock_pr.sh" in run for run in runs), path.name
+
+
+def test_update_lock_workflow_runs_weekly_and_on_demand_through_the_tested_script():
+    workflow = load(GITHUB / "workflows" / "update-lock.yml")
+    assert set(workflow["on"]) == {"schedule", "workflow_dispatch"}
+    assert len(workflow["on"]["schedule"]) == 1
+    (job,) = workflow["jobs"].values()
+    assert "permissions" not in job
+    assert runs_of(workflow)[-1] == "bash scripts/update_lock_pr.sh"
+    step = job["steps"][-1]
+    assert step["env"]["GH_TOKEN"] == "${{ github.token }}" and step["env"]["CI"] == "true"
 
 
 def test_pages_workflow_builds_from_main_and_only_deploy_may_write():

@@ -174,18 +174,28 @@ def check_depth(text: str, limit: int = MAX_DEPTH) -> None:
     """Raise YamlError at the line where nesting passes ``limit``; parsing events is iterative."""
     if _nesting_bound(text) <= limit:
         return
-    depth = 0
     try:
-        for event in yaml.parse(text, Loader=_BaseLoader):
-            if isinstance(event, yaml.MappingStartEvent | yaml.SequenceStartEvent):
-                depth += 1
-                if depth > limit:
-                    raise YamlError(f"the data nests deeper than {limit} levels", event.start_mark.line + 1,
-                                    "flatten the structure; masrl data files need only a few levels")
-            elif isinstance(event, yaml.MappingEndEvent | yaml.SequenceEndEvent):
-                depth -= 1
+        _count_depth(text, limit, _BaseLoader)
     except yaml.YAMLError:
-        return  # a syntax error; the loader reports it with its line
+        # libyaml may refuse deep nesting itself (PyYAML 6.0.4 does, in words of its own), or the
+        # text has a syntax error: the pure-Python parser has no such limit, so it tells the two
+        # apart, and masrl's one message is what the user sees whichever layer noticed first.
+        try:
+            _count_depth(text, limit, yaml.SafeLoader)
+        except yaml.YAMLError:
+            return  # a syntax error; the loader reports it with its line
+
+
+def _count_depth(text: str, limit: int, loader) -> None:
+    depth = 0
+    for event in yaml.parse(text, Loader=loader):
+        if isinstance(event, yaml.MappingStartEvent | yaml.SequenceStartEvent):
+            depth += 1
+            if depth > limit:
+                raise YamlError(f"the data nests deeper than {limit} levels", event.start_mark.line + 1,
+                                "flatten the structure; masrl data files need only a few levels")
+        elif isinstance(event, yaml.MappingEndEvent | yaml.SequenceEndEvent):
+            depth -= 1
 
 
 # Documents already parsed, by their text. A long-lived process (`masrl site serve`, the test

@@ -89,7 +89,7 @@ class RawDocument:
     """The bytes of one trace, or the problem that stopped reading it. ``line`` is set for .jsonl."""
 
     line: int | None
-    raw: bytes | None = None
+    raw: bytes | bytearray | None = None
     problem: ReadProblem | None = None
 
 
@@ -317,17 +317,24 @@ def _open(path: Path):
         raise
 
 
-def _read_capped(handle, cap: int) -> bytes:
-    """The whole stream, or ``cap + 1`` bytes of it when it is longer (read a chunk at a time:
-    a decompressing stream never expands past the cap)."""
+def _read_capped(handle, cap: int) -> bytes | bytearray | None:
+    """The whole stream, or None when it is longer than ``cap`` bytes.
+
+    A decompressing stream is read a chunk at a time into one growing buffer, so a gzip bomb
+    stops at the cap and memory never holds more than the cap plus a chunk: a list of chunks
+    joined at the end would hold the data twice."""
     if not isinstance(handle, gzip.GzipFile):
         size = os.fstat(handle.fileno()).st_size
-        return handle.read() if size <= cap else handle.read(cap + 1)
-    chunks, total = [], 0
-    while total <= cap and (chunk := handle.read(min(READ_CHUNK, cap + 1 - total))):
-        chunks.append(chunk)
-        total += len(chunk)
-    return b"".join(chunks)
+        if size > cap:
+            return None
+        raw = handle.read(cap + 1)
+        return None if len(raw) > cap else raw
+    buffer = bytearray()
+    while chunk := handle.read(min(READ_CHUNK, cap + 1 - len(buffer))):
+        buffer += chunk
+        if len(buffer) > cap:
+            return None
+    return buffer
 
 
 def _read_whole_file(path: Path, limits: Limits) -> RawDocument:
@@ -338,7 +345,7 @@ def _read_whole_file(path: Path, limits: Limits) -> RawDocument:
         return RawDocument(None, problem=_gzip_problem(exc))
     except OSError as exc:
         return RawDocument(None, problem=_io_problem(exc))
-    if len(raw) > limits.max_bytes:
+    if raw is None:
         return RawDocument(None, problem=limits.too_large())
     if not raw.strip():
         return RawDocument(None, problem=_empty_problem())
