@@ -5,10 +5,10 @@ from __future__ import annotations
 from conftest import entry_data, exclusion_data, write_entry, write_exclusion
 from lxml import etree
 from masrl.check.validate import load_corpus
-from masrl.derive.flow import compute_flow, record_identified
+from masrl.derive.flow import chapman_estimate, compute_flow, record_citations, record_identified
 from masrl.render.feed import atom_feed
 from masrl.render.cache import CACHE_ENV
-from masrl.render.flow import flow_figure, flow_markdown, last_screened_line
+from masrl.render.flow import estimate_markdown, flow_figure, flow_markdown, last_screened_line
 from masrl.render.readme import readme_files
 from masrl.screening.queue import write_item
 
@@ -53,6 +53,46 @@ def test_flow_per_round_and_cumulative(repo_copy):
                                         "first: 2026-11: 1 entries, 1 exclusions; survey-2026-05: 84 entries, 32 exclusions.")
     readme = readme_files(load_corpus(repo_copy))["README.md"].decode("utf-8")
     assert "_Last screened 2026-11-20 (round 2026-11)." in readme
+
+
+def test_citation_searching_is_its_own_identification_column(repo_copy):
+    """PRISMA 2020: database search per source and citation searching per direction; a record found
+    by both is identified in both columns and removed once as a duplicate."""
+    second_round(repo_copy)
+    record_citations(repo_copy, "2026-11", "backward", {"2606.01001": ["magrpo"], "2607.00002": ["malt"]})
+    record_citations(repo_copy, "2026-11", "forward", {"2608.00003": ["c3", "magrpo"]})
+    record_citations(repo_copy, "2026-11", "backward", {"2607.00002": ["c3"]})  # merged, not repeated
+    log = (repo_copy.root / "screening" / "identified" / "2026-11.yaml").read_text(encoding="utf-8")
+    assert "2607.00002':\n    - c3\n    - malt" in log or "'2607.00002': [c3, malt]" in log, log
+    living = compute_flow(load_corpus(repo_copy)).rounds[1]
+    assert (living.identified_database, living.identified_citation, living.identified_total) == (4, 3, 7)
+    assert living.citations == {"backward": 2, "forward": 1}
+    assert (living.duplicates, living.screened) == (2, 5)  # 2508.04652 known, 2606.01001 found twice
+    assert living.included_by_method == {"both": 1}
+    table = flow_markdown(compute_flow(load_corpus(repo_copy)))
+    assert "|   by database search | 116 | 4 | 120 |" in table
+    assert "|   by citation searching | 0 | 3 | 3 |" in table and "|     backward | 0 | 2 | 2 |" in table
+
+
+def test_capture_recapture_gives_chapmans_estimate_or_says_why_not():
+    from masrl.derive.flow import RoundFlow
+
+    def round_with(database, citation, both):
+        return RoundFlow("r", "2026-12-01", {}, 0, 0, {}, database + citation + both, 0, {},
+                         {"database": database, "citation": citation, "both": both})
+
+    # n1 = 40, n2 = 25, m = 20: N = 41 * 26 / 21 - 1 = 49.76
+    estimate = chapman_estimate(round_with(20, 5, 20))
+    assert (estimate.by_database, estimate.by_citation, estimate.by_both, estimate.found) == (40, 25, 20, 45)
+    # Seber: var = 41 * 26 * 20 * 5 / (21 ** 2 * 22) = 10.99; high = 49.76 + 1.96 * 3.315
+    assert round(estimate.estimate, 2) == 49.76 and estimate.low == 45 and round(estimate.high, 1) == 56.3
+    recall, low, high = estimate.recall
+    assert round(recall, 3) == round(45 / 49.76, 3) and low < recall <= high == 1.0
+    text = estimate_markdown([estimate])
+    assert "| r | 40 | 25 | 20 | 45 | 50 (45 to " in text and "Chapman" in text and "upper bound" in text
+    few = chapman_estimate(round_with(30, 10, 4))
+    assert few.estimate is None and "only 4 included record(s)" in few.reason
+    assert "unreliable" in estimate_markdown([few])
 
 
 def test_the_flow_figure_drawn_afresh_is_the_one_the_cache_serves(repo_copy, monkeypatch):

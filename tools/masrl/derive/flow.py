@@ -1,10 +1,21 @@
 """The PRISMA-style flow of screening, per round and cumulatively.
 
-Per round: records identified per source, duplicates removed, records screened, records excluded
+Per round: records identified, by method as PRISMA 2020 separates them (database search, per
+source; citation searching, per direction), duplicates removed, records screened, records excluded
 per stage and reason, records included, and those still waiting (queued or deferred). The
 survey's own round logged only the records it audited, so its identified count is the audited
-records; rounds opened by `masrl discover` also count every search hit and every duplicate it
-dropped (screening/identified/<round>.yaml).
+records; later rounds also count every search hit and every duplicate dropped, from
+screening/identified/<round>.yaml::
+
+    identified:            # database search: hits per source (arXiv ids, or other identifiers)
+      arxiv: ['2607.01234', ...]
+    citations:             # citation searching: hits per direction, each with its seed entries
+      backward: {'2507.04321': [magrpo]}     # a seed's reference list names it
+      forward: {'2608.00001': [malt, c3]}    # it cites the seeds
+    duplicates:            # hits dropped as already known, per source
+      arxiv: [...]
+
+A record found by both methods is identified in both columns and removed once as a duplicate.
 """
 
 from __future__ import annotations
@@ -18,6 +29,8 @@ from masrl.model.project import Corpus
 from masrl.model.records import Entry
 
 IDENTIFIED_DIR = Path("screening") / "identified"
+DIRECTIONS = ("backward", "forward")
+DATABASE, CITATION = "database search", "citation searching"
 
 
 @dataclass(frozen=True)
@@ -30,10 +43,21 @@ class RoundFlow:
     excluded: dict[tuple[str, str], int]  # (stage, reason) -> records
     included: int
     waiting: int  # still in the queue: undecided or deferred
+    citations: dict[str, int] = field(default_factory=dict)  # citation searching, per direction
+    # included records by the method(s) that found them: database, citation, both (capture-recapture)
+    included_by_method: dict[str, int] = field(default_factory=dict)
+
+    @property
+    def identified_database(self) -> int:
+        return sum(self.identified.values())
+
+    @property
+    def identified_citation(self) -> int:
+        return sum(self.citations.values())
 
     @property
     def identified_total(self) -> int:
-        return sum(self.identified.values())
+        return self.identified_database + self.identified_citation
 
     @property
     def excluded_total(self) -> int:
@@ -58,9 +82,10 @@ def entry_source(entry: Entry) -> str:
 def read_identified(project, round_id: str) -> dict:
     path = project.root / IDENTIFIED_DIR / f"{round_id}.yaml"
     if not path.is_file():
-        return {"identified": {}, "duplicates": {}}
+        return {"identified": {}, "duplicates": {}, "citations": {}}
     data = yamlio.load_file(path)
-    return {"identified": dict(data.get("identified") or {}), "duplicates": dict(data.get("duplicates") or {})}
+    return {"identified": dict(data.get("identified") or {}), "duplicates": dict(data.get("duplicates") or {}),
+            "citations": {d: dict(v) for d, v in (data.get("citations") or {}).items()}}
 
 
 def record_identified(project, round_id: str, source: str, found: list[str], duplicates: list[str]) -> None:
@@ -69,10 +94,38 @@ def record_identified(project, round_id: str, source: str, found: list[str], dup
     for name, ids in (("identified", found), ("duplicates", duplicates)):
         merged = sorted({*data[name].get(source, []), *ids})
         data[name] = {**data[name], source: merged}
-    text = ("# Search hits and dropped duplicates of the round, written by `masrl discover`.\n"
-            + yamlio.dumps({"identified": dict(sorted(data["identified"].items())),
-                            "duplicates": dict(sorted(data["duplicates"].items()))}))
+    write_identified(project, round_id, data)
+
+
+def record_citations(project, round_id: str, direction: str, found: dict[str, list[str]]) -> None:
+    """Merge citation-searching hits ({identifier: [seed entry keys]}) into the round's log."""
+    if direction not in DIRECTIONS:
+        raise ValueError(f"direction must be one of {DIRECTIONS}, got {direction!r}")
+    data = read_identified(project, round_id)
+    merged = dict(data["citations"].get(direction, {}))
+    for identifier, seeds in found.items():
+        merged[identifier] = sorted({*merged.get(identifier, []), *seeds})
+    data["citations"] = {**data["citations"], direction: dict(sorted(merged.items()))}
+    write_identified(project, round_id, data)
+
+
+def write_identified(project, round_id: str, data: dict) -> None:
+    body = {"identified": dict(sorted(data["identified"].items())),
+            "duplicates": dict(sorted(data["duplicates"].items()))}
+    if data.get("citations"):
+        body["citations"] = {d: data["citations"][d] for d in DIRECTIONS if data["citations"].get(d)}
+    text = ("# Search hits of the round: database search per source, citation searching per direction\n"
+            "# with the seed entries, and dropped duplicates (masrl discover writes the first and last).\n"
+            + yamlio.dumps(body))
     yamlio.write_atomic(project.root / IDENTIFIED_DIR / f"{round_id}.yaml", text)
+
+
+def record_identifiers(record) -> set[str]:
+    """The identifiers a log may name a record by: its arXiv id, or its identifier as written."""
+    if isinstance(record, Entry):
+        return {i for i in (record.arxiv_id, record.identifiers.get("doi"), record.identifiers.get("openreview")) if i}
+    identifier = record.identifier
+    return {identifier.split(":", 1)[1] if identifier.startswith("arXiv:") else identifier, identifier}
 
 
 def compute_flow(corpus: Corpus, rounds=None, queue=None) -> Flow:
@@ -94,29 +147,85 @@ def compute_flow(corpus: Corpus, rounds=None, queue=None) -> Flow:
         waiting_items = [q for q in queue if q.round == round_id]
         log = read_identified(project, round_id)
         identified = Counter({s: len(v) for s, v in log["identified"].items()})
-        duplicates = sum(len(v) for v in log["duplicates"].values())
-        logged = {i for v in log["identified"].values() for i in v}
-        # Records decided without passing through discover (the survey's, or added by hand).
+        citations = Counter({d: len(v) for d, v in log["citations"].items()})
+        by_database = {i for v in log["identified"].values() for i in v}
+        by_citation = {i for v in log["citations"].values() for i in v}
+        # found by both methods: identified in both columns, screened once
+        duplicates = sum(len(v) for v in log["duplicates"].values()) + len(by_database & by_citation)
+        # Records decided without passing through a logged search (the survey's, or added by hand).
+        for record in (*entries, *exclusions):
+            if not record_identifiers(record) & (by_database | by_citation):
+                identified[entry_source(record) if isinstance(record, Entry) else record.source] += 1
+        methods = Counter()
         for e in entries:
-            if not (e.arxiv_id and e.arxiv_id in logged):
-                identified[entry_source(e)] += 1
-        for x in exclusions:
-            if not (x.identifier.startswith("arXiv:") and x.identifier.split(":", 1)[1] in logged):
-                identified[x.source] += 1
+            ids = record_identifiers(e)
+            methods[("both" if ids & by_database and ids & by_citation else
+                     "citation" if ids & by_citation else "database")] += 1
         excluded = Counter((x.stage, x.reason_code) for x in exclusions)
-        total = sum(identified.values())
+        total = sum(identified.values()) + sum(citations.values())
         flows.append(RoundFlow(round_id, known[round_id].date if round_id in known else "", dict(sorted(identified.items())),
                                duplicates, total - duplicates, dict(sorted(excluded.items())), len(entries),
-                               len(waiting_items)))
+                               len(waiting_items), dict(sorted(citations.items())), dict(sorted(methods.items()))))
     flows.sort(key=lambda f: (f.date, f.round))
     return Flow(tuple(flows), _cumulative(flows))
 
 
 def _cumulative(flows: list[RoundFlow]) -> RoundFlow:
-    identified, excluded = Counter(), Counter()
+    identified, excluded, citations, methods = Counter(), Counter(), Counter(), Counter()
     for f in flows:
         identified.update(f.identified)
         excluded.update(f.excluded)
+        citations.update(f.citations)
+        methods.update(f.included_by_method)
     return RoundFlow("all rounds", flows[-1].date if flows else "", dict(sorted(identified.items())),
                      sum(f.duplicates for f in flows), sum(f.screened for f in flows), dict(sorted(excluded.items())),
-                     sum(f.included for f in flows), sum(f.waiting for f in flows))
+                     sum(f.included for f in flows), sum(f.waiting for f in flows), dict(sorted(citations.items())),
+                     dict(sorted(methods.items())))
+
+
+# ---------------------------------------------------------------------------------------------
+# How complete is a round? Capture-recapture over the two identification methods.
+
+MIN_OVERLAP = 5  # below this many included records found by both methods, no number is given
+
+
+@dataclass(frozen=True)
+class RecallEstimate:
+    round: str
+    by_database: int  # included records that database search found (n1)
+    by_citation: int  # included records that citation searching found (n2)
+    by_both: int  # found by both (m)
+    found: int  # included records found by either method
+    estimate: float | None  # Chapman's estimate of the in-scope records, N
+    low: float | None  # 95 % interval
+    high: float | None
+    reason: str | None = None  # why there is no estimate
+
+    @property
+    def recall(self) -> tuple[float, float, float] | None:
+        """found / N, with the interval's ends swapped (more papers, lower recall)."""
+        if self.estimate is None:
+            return None
+        return self.found / self.estimate, self.found / self.high, self.found / max(self.low, self.found)
+
+
+def chapman_estimate(flow: RoundFlow) -> RecallEstimate:
+    """Chapman's bias-corrected Lincoln-Petersen estimator, N = (n1+1)(n2+1)/(m+1) - 1, with
+    Seber's variance and a normal 95 % interval whose lower end is at least the records found.
+    It assumes the two methods find papers independently and every paper is as findable as any
+    other; both fail in practice (citation chasing starts from what search found), which biases
+    N low, so the recall it implies is an upper bound."""
+    import math
+
+    methods = flow.included_by_method
+    both = methods.get("both", 0)
+    n1, n2 = methods.get("database", 0) + both, methods.get("citation", 0) + both
+    found = n1 + n2 - both
+    if both < MIN_OVERLAP:
+        reason = (f"only {both} included record(s) were found by both database search and citation searching; "
+                  f"an estimate needs at least {MIN_OVERLAP}, so it would be unreliable")
+        return RecallEstimate(flow.round, n1, n2, both, found, None, None, None, reason)
+    estimate = (n1 + 1) * (n2 + 1) / (both + 1) - 1
+    variance = (n1 + 1) * (n2 + 1) * (n1 - both) * (n2 - both) / ((both + 1) ** 2 * (both + 2))
+    half = 1.96 * math.sqrt(variance)
+    return RecallEstimate(flow.round, n1, n2, both, found, estimate, max(found, estimate - half), estimate + half)

@@ -2,16 +2,21 @@
 
 from __future__ import annotations
 
-from masrl.derive.flow import Flow, RoundFlow
+from masrl.derive.flow import DIRECTIONS, MIN_OVERLAP, Flow, RecallEstimate, RoundFlow
 
 
 def flow_rows(flow: Flow) -> tuple[list[str], list[list[str]]]:
     columns: list[RoundFlow] = [*flow.rounds, flow.cumulative] if len(flow.rounds) > 1 else list(flow.rounds)
     header = ["Stage", *(c.round for c in columns)]
     sources = sorted({s for c in columns for s in c.identified})
+    directions = [d for d in DIRECTIONS if any(d in c.citations for c in columns)]
     reasons = sorted({k for c in columns for k in c.excluded})
-    rows = [["Identified", *(str(c.identified_total) for c in columns)]]
-    rows += [[f"  from {s}", *(str(c.identified.get(s, 0)) for c in columns)] for s in sources]
+    # PRISMA 2020's two identification columns, as two blocks of rows
+    rows = [["Identified", *(str(c.identified_total) for c in columns)],
+            ["  by database search", *(str(c.identified_database) for c in columns)]]
+    rows += [[f"    from {s}", *(str(c.identified.get(s, 0)) for c in columns)] for s in sources]
+    rows += [["  by citation searching", *(str(c.identified_citation) for c in columns)]]
+    rows += [[f"    {d}", *(str(c.citations.get(d, 0)) for c in columns)] for d in directions]
     rows += [["Duplicates removed", *(str(c.duplicates) for c in columns)],
              ["Screened", *(str(c.screened) for c in columns)],
              ["Excluded", *(str(c.excluded_total) for c in columns)]]
@@ -29,6 +34,36 @@ def flow_markdown(flow: Flow) -> str:
         return "No screening rounds yet.\n"
     header, rows = flow_rows(flow)
     return markdown_table(header, rows, "l" + "r" * (len(header) - 1)) + "\n"
+
+
+ESTIMATE_METHOD = (
+    "Capture-recapture (Chapman's estimator, 95 % interval) over the records included in a round: "
+    "database search and citation searching are two independent 'captures', and the included records "
+    "that both found tell how many in-scope papers neither found. It assumes the two methods find papers "
+    "independently and every paper is equally findable; citation chasing starts from what search found, "
+    f"so the estimate is biased low and the recall it implies is an upper bound. Below {MIN_OVERLAP} "
+    "records found by both methods no number is given."
+)
+
+
+def estimate_markdown(estimates: list[RecallEstimate]) -> str:
+    """One row per round that used both methods: n1, n2, m, found, N with its interval, recall."""
+    if not estimates:
+        return "No round has used both database search and citation searching yet, so there is nothing to estimate.\n"
+    header = ["Round", "by database (n1)", "by citation (n2)", "by both (m)", "found", "estimated in scope (95 % CI)",
+              "estimated recall (95 % CI)"]
+    rows = []
+    for e in estimates:
+        if e.estimate is None:
+            rows.append([e.round, str(e.by_database), str(e.by_citation), str(e.by_both), str(e.found),
+                         "unreliable", e.reason])
+            continue
+        recall, low, high = e.recall
+        rows.append([e.round, str(e.by_database), str(e.by_citation), str(e.by_both), str(e.found),
+                     f"{e.estimate:.0f} ({e.low:.0f} to {e.high:.0f})", f"{recall:.0%} ({low:.0%} to {high:.0%})"])
+    from masrl.render.stats import markdown_table
+
+    return markdown_table(header, rows, "lrrrrrl") + "\n\n" + ESTIMATE_METHOD + "\n"
 
 
 def last_screened_line(flow: Flow) -> str:

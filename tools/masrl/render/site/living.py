@@ -42,9 +42,9 @@ def _search_lines(ctx: SiteContext, screening_round) -> list[str]:
 
 
 def whats_new_markdown(ctx: SiteContext) -> str:
-    from masrl.derive.flow import compute_flow
+    from masrl.derive.flow import chapman_estimate, compute_flow
     from masrl.render.feed import FEED_FILE
-    from masrl.render.flow import FLOW_FIGURE, flow_markdown, last_screened_line
+    from masrl.render.flow import FLOW_FIGURE, estimate_markdown, flow_markdown, last_screened_line
 
     page = WHATS_NEW_PAGE
     corpus = ctx.corpus
@@ -63,8 +63,12 @@ def whats_new_markdown(ctx: SiteContext) -> str:
             parts += _search_lines(ctx, rounds[round_flow.round])
         parts += [f"- {ctx.entry_link(page, e.key, e.title)} ({md_text(e.added or '')})" for e in entries]
         parts.append("")
-    parts += ["## Screening flow", "", "Records per stage, per round and over all rounds (PRISMA style).", "",
+    parts += ["## Screening flow", "",
+              ("Records per stage, per round and over all rounds (PRISMA 2020 style: records identified by "
+               "database search and by citation searching are counted separately)."), "",
               f"![Screening flow per round]({FLOW_FIGURE})", "", flow_markdown(flow)]
+    estimates = [chapman_estimate(f) for f in flow.rounds if f.identified_citation and f.identified_database]
+    parts += ["", "## How complete is each round?", "", estimate_markdown(estimates)]
     return "\n".join(parts).rstrip() + "\n"
 
 
