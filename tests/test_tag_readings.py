@@ -129,6 +129,40 @@ def test_rulings_settle_disagreements_and_show_whether_the_corpus_follows(projec
                                                                       ("alpha2025", "credit_mechanism", "explicit")]
 
 
+def test_agreement_per_round_and_the_rulings_reasons(project):
+    """Each round on its own (the site's reliability page shows one table per round), and every
+    ruling with its one-line reason."""
+    from conftest import entry_data, write_entry
+
+    write_entry(project.root, entry_data("delta2026", title="Delta Teams", year=2026, round="2026-11"))
+    delta = """readings:
+  - record: delta2026
+    screener: alice
+    date: '2026-11-23'
+    tags: {category: rl_method}
+  - record: delta2026
+    screener: bob
+    date: '2026-11-24'
+    tags: {category: benchmark}
+"""
+    write(project, READINGS.replace("readings:\n", delta) + RULINGS)
+    whole = by_field(project_agreement(project))["category"]
+    assert whole.units == 4
+    living = by_field(project_agreement(project, round_id="2026-11"))
+    assert list(living) == ["category"] and living["category"].units == 1
+    assert [d.unit for d in living["category"].disagreements] == ["delta2026"]
+    survey = by_field(project_agreement(project, round_id="survey-2026-05"))
+    assert survey["category"].units == 3
+    assert project_agreement(project, round_id="no-such-round") == []
+    markdown = CliRunner().invoke(main, ["agreement", "--format", "markdown", "--root", str(project.root)]).output
+    assert "-> ruled `rl_method` by carol (screening/tags/2026-11.yaml:" in markdown
+    assert "): the routing policy is trained with a team reward" in markdown
+    result = CliRunner().invoke(main, ["agreement", "--round", "2026-11", "--root", str(project.root)])
+    assert result.exit_code == 0 and "disagree category delta2026: alice=rl_method; bob=benchmark" in result.output
+    unknown = CliRunner().invoke(main, ["agreement", "--round", "2099-01", "--root", str(project.root)])
+    assert unknown.exit_code == 2 and "no screening round '2099-01'" in unknown.output
+
+
 def test_a_decision_dispute_can_be_ruled_too(project):
     decisions = project.root / "screening" / "decisions"
     decisions.mkdir(parents=True)

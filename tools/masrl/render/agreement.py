@@ -12,11 +12,14 @@ def _num(value: float | None) -> str:
     return "n/a" if value is None else f"{value:.3f}"
 
 
-def _ruling_text(d: Disagreement, code: str = "") -> str:
-    """' -> ruled X by Y', and where the corpus still says otherwise."""
+def _ruling_text(d: Disagreement, code: str = "", escape=str) -> str:
+    """' -> ruled X by Y: reason', and where the corpus still says otherwise; ``escape`` makes the
+    reason (free text) safe for Markdown."""
     if not d.settled:
         return ""
     text = f" -> ruled {code}{d.ruling}{code} by {d.ruled_by} ({d.ruled_at})"
+    if d.ruling_note:
+        text += f": {escape(d.ruling_note)}"
     if d.pending_in_corpus:
         text += f"; the corpus still says {code}{d.corpus}{code} at {d.corpus_at}"
     return text
@@ -42,6 +45,7 @@ HEADER = ["Field", "Raters", "Units", "Observed", "Cohen's κ", "Krippendorff's 
 
 
 def render_markdown(results: list[FieldAgreement], heading_level: int = 2) -> str:
+    from masrl.render.site.escape import md_text
     from masrl.render.stats import markdown_table
 
     if not results:
@@ -60,7 +64,7 @@ def render_markdown(results: list[FieldAgreement], heading_level: int = 2) -> st
         for d in disagreements:
             if d.settled:
                 parts.append(f"- `{d.unit}` {d.field}: " + "; ".join(f"{rater} `{value}`" for rater, value in d.values)
-                             + _ruling_text(d, "`"))
+                             + _ruling_text(d, "`", md_text))
     return "\n".join(parts).rstrip() + "\n"
 
 

@@ -105,6 +105,7 @@ class Disagreement:
     ruling: str | None = None  # the adjudicated value, when settled
     ruled_by: str | None = None
     ruled_at: str | None = None  # 'path:line' of the ruling
+    ruling_note: str | None = None  # the one-line reason for the ruling
     corpus: str | None = None  # the corpus entry's value of a tag field, as a label
     corpus_at: str | None = None  # 'path:line' of that value
 
@@ -212,18 +213,44 @@ def settle(results: list[FieldAgreement], rulings, corpus: dict[tuple[str, str],
             ruling = by_unit.get((d.unit, d.field))
             value, where = corpus.get((d.unit, d.field), (None, None))
             disagreements.append(replace(d, ruling=ruling.value if ruling else None, ruled_by=ruling.by if ruling else None,
-                                         ruled_at=ruling.where if ruling else None, corpus=value, corpus_at=where))
+                                         ruled_at=ruling.where if ruling else None,
+                                         ruling_note=ruling.note if ruling else None, corpus=value, corpus_at=where))
         settled.append(replace(result, disagreements=tuple(disagreements)))
     return settled
 
 
-def project_agreement(project, audits: list[Path] = ()) -> list[FieldAgreement]:
-    """Agreement over the project's decisions, tag readings and the given audit CSVs, with rulings."""
+def record_rounds(project) -> dict[str, str]:
+    """Record id (entry key or exclusion record_id) -> the round that brought it."""
+    from masrl.model.project import read_records
+
+    rounds = {}
+    for record in read_records([*project.entry_paths(), *project.exclusion_paths()]):
+        if isinstance(record.data, dict) and record.data.get("round") is not None:
+            rounds[str(record.data.get("key") or record.data.get("record_id") or record.path.stem)] = str(record.data["round"])
+    return rounds
+
+
+def only_round(ratings: Ratings, rounds: dict[str, str], round_id: str) -> Ratings:
+    """The ratings of the records that round ``round_id`` brought."""
+    kept = Ratings()
+    for name, units in ratings.by_field.items():
+        for unit, by_rater in units.items():
+            if rounds.get(unit) == round_id:
+                for rater, value in by_rater.items():
+                    kept.add(name, unit, rater, value)
+    return kept
+
+
+def project_agreement(project, audits: list[Path] = (), round_id: str | None = None) -> list[FieldAgreement]:
+    """Agreement over the project's decisions, tag readings and the given audit CSVs, with rulings;
+    with ``round_id``, over the records of that round only."""
     ratings = Ratings()
     read_decisions(project, ratings)
     rulings = read_tag_readings(project, ratings)
     for path in audits:
         read_audit_csv(Path(path), ratings, project.relative(Path(path)))
+    if round_id is not None:
+        ratings = only_round(ratings, record_rounds(project), round_id)
     results = agreement(ratings)
     disputed = {(d.unit, d.field) for r in results for d in r.disagreements}
     corpus = _corpus_labels(project, {unit for unit, _ in disputed}, {name for _, name in disputed}) if disputed else {}

@@ -80,13 +80,20 @@ def reliability_markdown(ctx: SiteContext) -> str:
 
     project = ctx.corpus.project
     audits = sorted((project.root / "screening" / "audits").glob("*.csv")) if (project.root / "screening" / "audits").is_dir() else []
-    results = project_agreement(project, [Path(a) for a in audits])
-    return "\n".join([
+    parts = [
         "# Reliability", "",
         ("How far independent screeners agree: per screening decision and per tag field, the observed "
          "agreement, Cohen's κ (two raters) and Krippendorff's α (any number of raters, missing ratings "
          "allowed), from `screening/decisions/`, the independent tag readings in `screening/tags/` "
-         "and the audits in `screening/audits/`, with the rulings that settled disagreements. "
-         "`masrl agreement` prints the same report."), "",
-        render_markdown(results, heading_level=2),
-    ]).rstrip() + "\n"
+         "and the audits in `screening/audits/`, with the rulings that settled disagreements and "
+         "their reasons. Each round is shown on its own (`masrl agreement --round ROUND`), then all "
+         "rounds together (`masrl agreement`)."), "",
+    ]
+    rounds = [r.id for r in read_rounds(project)[0]]
+    for round_id in reversed(rounds):
+        results = project_agreement(project, round_id=round_id)
+        if results and any(r.units for r in results):
+            parts += [f"## Round {md_text(round_id)}", "", render_markdown(results, heading_level=3)]
+    parts += ["## All rounds and audits", "",
+              render_markdown(project_agreement(project, [Path(a) for a in audits]), heading_level=3)]
+    return "\n".join(parts).rstrip() + "\n"
