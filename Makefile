@@ -38,6 +38,7 @@ test: $(SETUP)    ## the whole test suite (what CI runs)
 
 check: $(SETUP)   ## what a pull request must pass, without the test suite
 	$(UV) lock --check --offline
+	$(BIN)/lint-imports --no-cache
 	$(BIN)/masrl validate
 	$(BIN)/masrl claims
 	$(BIN)/masrl check

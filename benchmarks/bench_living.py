@@ -20,7 +20,7 @@ from masrl.check.validate import load_corpus
 from masrl.derive.stats import compute_stats
 from masrl.imports.arxiv import PaperMetadata
 from masrl.model.project import Project
-from masrl.model.snapshot import load_snapshot
+from masrl.check.snapshot import load_snapshot
 from masrl.render.stats import stats_markdown
 from masrl.screening.discover import known_records
 

@@ -17,7 +17,7 @@ from hypothesis import settings
 from masrl.model import yamlio
 from masrl.model.project import Project
 from masrl.model.records import ENTRY_SCHEMA_LINE, EXCLUSION_SCHEMA_LINE
-from masrl.model.snapshot import PUBLISHED_SNAPSHOT
+from masrl.check.snapshot import PUBLISHED_SNAPSHOT
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 
@@ -209,7 +209,7 @@ def repo_copy(_published_checkout: Path, tmp_path: Path) -> Project:
 @pytest.fixture(scope="session")
 def published_corpus():
     """The survey as published (the frozen snapshot): the corpus every published number is read from."""
-    from masrl.model.snapshot import load_snapshot
+    from masrl.check.snapshot import load_snapshot
 
     return load_snapshot(Project(REPO_ROOT), PUBLISHED)
 

@@ -5,7 +5,8 @@ from __future__ import annotations
 from conftest import entry_data, exclusion_data, write_entry, write_exclusion
 from lxml import etree
 from masrl.check.validate import load_corpus
-from masrl.derive.flow import chapman_estimate, compute_flow, record_citations, record_identified
+from masrl.derive.flow import chapman_estimate, compute_flow
+from masrl.screening.identified import record_citations, record_identified
 from masrl.render.feed import atom_feed
 from masrl.render.cache import CACHE_ENV
 from masrl.render.flow import estimate_markdown, flow_figure, flow_markdown, last_screened_line

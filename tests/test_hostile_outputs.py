@@ -9,7 +9,7 @@ import bibtexparser
 import pytest
 from click.testing import CliRunner
 from conftest import entry_data, write_entry
-from masrl.check.text import terminal_safe
+from masrl.text import terminal_safe
 from masrl.check.validate import load_corpus, validate_project
 from masrl.cli import main
 from masrl.exports.bibtex import export_bibtex

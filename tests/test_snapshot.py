@@ -13,7 +13,7 @@ from masrl.derive.claims import claims_report
 from masrl.errors import InputError, UnsafeWriteError
 from masrl.model import yamlio
 from masrl.model.records import ENTRY_SCHEMA_LINE
-from masrl.model.snapshot import freeze, load_snapshot
+from masrl.check.snapshot import freeze, load_snapshot
 from masrl.render.stats_page import stats_snapshot
 
 SNAPSHOT = "survey-2026-05"

@@ -18,7 +18,7 @@ from pydantic import ValidationError
 from masrl.annotations import github_annotation
 from masrl.check.layout import stray_files
 from masrl.check.rules import unknown_rule_fields
-from masrl.check.text import forbidden_characters
+from masrl.text import did_you_mean, forbidden_characters
 from masrl.check.titles import OVERRIDES_FILE, load_overrides, similar_title_pairs
 from masrl.errors import MasrlError
 from masrl.model import identifiers as ids
@@ -98,20 +98,6 @@ class Report:
         else:
             lines = [p.as_text() for p in self.problems]
         return "\n".join([*lines, self.summary_line()])
-
-
-def did_you_mean(value: str, choices: list[str] | tuple[str, ...], labels: dict[str, str] | None = None) -> str:
-    """' Did you mean 'x'?' for the closest choice (case-insensitive, labels too), or ''."""
-    folded = str(value).casefold().replace("-", "_").replace(" ", "_")
-    for choice in choices:
-        label = (labels or {}).get(choice, "")
-        if folded in (choice.casefold(), label.casefold().replace("-", "_").replace(" ", "_")):
-            return f" Did you mean '{choice}'?"
-    close = difflib.get_close_matches(folded, [c.casefold() for c in choices], n=1, cutoff=0.6)
-    if close:
-        match = next(c for c in choices if c.casefold() == close[0])
-        return f" Did you mean '{match}'?"
-    return ""
 
 
 class _RecordChecker:

@@ -50,7 +50,7 @@ class LazyGroup(click.Group):
 
     def invoke(self, ctx):
         # Every error a user can cause ends here as one message and an exit code, never a traceback.
-        from masrl.check.text import terminal_safe
+        from masrl.text import terminal_safe
         from masrl.check.validate import CorpusInvalid
         from masrl.errors import MasrlError
         from masrl.model.taxonomy import TaxonomyError
@@ -85,7 +85,7 @@ def load_or_exit(root: str | None, allow_placeholders: bool = False):
     try:
         return load_corpus(project_from(root), allow_placeholders=allow_placeholders)
     except CorpusInvalid as exc:
-        from masrl.check.text import terminal_safe
+        from masrl.text import terminal_safe
 
         click.echo(terminal_safe(exc.report.render("text")), err=True)
         sys.exit(1)

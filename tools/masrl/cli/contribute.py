@@ -9,7 +9,7 @@ from pathlib import Path
 
 import click
 
-from masrl.check.text import terminal_safe
+from masrl.text import terminal_safe
 from masrl.cli import project_from, root_option
 from masrl.imports.arxiv import API_URL_ENV, DEFAULT_API_URL, ArxivLookupError, ArxivSettings
 

@@ -15,7 +15,7 @@ snapshot_option = click.option(
 def corpus_or_snapshot(root: str | None, snapshot: str | None, allow_placeholders: bool = False):
     """The live corpus, or the frozen one when a snapshot is named."""
     if snapshot:
-        from masrl.model.snapshot import load_snapshot
+        from masrl.check.snapshot import load_snapshot
 
         return load_snapshot(project_from(root), snapshot)
     return load_or_exit(root, allow_placeholders=allow_placeholders)
@@ -35,7 +35,7 @@ def baseline_corpus(root: str | None, beside: str | None, fmt: str):
         from masrl.errors import UsageError
 
         raise UsageError("--beside works with --format markdown only")
-    from masrl.model.snapshot import load_snapshot
+    from masrl.check.snapshot import load_snapshot
 
     return load_snapshot(project_from(root), beside)
 
@@ -51,7 +51,7 @@ def snapshot_group() -> None:
 @click.option("--force", is_flag=True, help="Overwrite an existing snapshot (only to correct it on purpose).")
 def freeze_command(name: str, root: str | None, force: bool) -> None:
     """Write snapshots/NAME.json from the live corpus; never overwrites without --force."""
-    from masrl.model.snapshot import freeze
+    from masrl.check.snapshot import freeze
 
     project = project_from(root)
     path = freeze(project, name, force=force)
@@ -62,7 +62,7 @@ def freeze_command(name: str, root: str | None, force: bool) -> None:
 @root_option
 def list_command(root: str | None) -> None:
     """Print the names of the frozen snapshots."""
-    from masrl.model.snapshot import known_snapshots
+    from masrl.check.snapshot import known_snapshots
 
     for name in known_snapshots(project_from(root)):
         click.echo(name)

@@ -6,7 +6,7 @@ import sys
 
 import click
 
-from masrl.check.text import terminal_safe
+from masrl.text import terminal_safe
 from masrl.check.validate import validate_project
 from masrl.cli import project_from, root_option
 

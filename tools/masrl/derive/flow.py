@@ -22,14 +22,11 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass, field
-from pathlib import Path
 
-from masrl.model import yamlio
 from masrl.model.project import Corpus
 from masrl.model.records import Entry
+from masrl.screening.identified import read_identified
 
-IDENTIFIED_DIR = Path("screening") / "identified"
-DIRECTIONS = ("backward", "forward")
 DATABASE, CITATION = "database search", "citation searching"
 
 
@@ -77,47 +74,6 @@ def entry_source(entry: Entry) -> str:
     if entry.identifiers.get("openreview"):
         return "openreview"
     return "other"
-
-
-def read_identified(project, round_id: str) -> dict:
-    path = project.root / IDENTIFIED_DIR / f"{round_id}.yaml"
-    if not path.is_file():
-        return {"identified": {}, "duplicates": {}, "citations": {}}
-    data = yamlio.load_file(path)
-    return {"identified": dict(data.get("identified") or {}), "duplicates": dict(data.get("duplicates") or {}),
-            "citations": {d: dict(v) for d, v in (data.get("citations") or {}).items()}}
-
-
-def record_identified(project, round_id: str, source: str, found: list[str], duplicates: list[str]) -> None:
-    """Merge one search's hits and dropped duplicates into screening/identified/<round>.yaml."""
-    data = read_identified(project, round_id)
-    for name, ids in (("identified", found), ("duplicates", duplicates)):
-        merged = sorted({*data[name].get(source, []), *ids})
-        data[name] = {**data[name], source: merged}
-    write_identified(project, round_id, data)
-
-
-def record_citations(project, round_id: str, direction: str, found: dict[str, list[str]]) -> None:
-    """Merge citation-searching hits ({identifier: [seed entry keys]}) into the round's log."""
-    if direction not in DIRECTIONS:
-        raise ValueError(f"direction must be one of {DIRECTIONS}, got {direction!r}")
-    data = read_identified(project, round_id)
-    merged = dict(data["citations"].get(direction, {}))
-    for identifier, seeds in found.items():
-        merged[identifier] = sorted({*merged.get(identifier, []), *seeds})
-    data["citations"] = {**data["citations"], direction: dict(sorted(merged.items()))}
-    write_identified(project, round_id, data)
-
-
-def write_identified(project, round_id: str, data: dict) -> None:
-    body = {"identified": dict(sorted(data["identified"].items())),
-            "duplicates": dict(sorted(data["duplicates"].items()))}
-    if data.get("citations"):
-        body["citations"] = {d: data["citations"][d] for d in DIRECTIONS if data["citations"].get(d)}
-    text = ("# Search hits of the round: database search per source, citation searching per direction\n"
-            "# with the seed entries, and dropped duplicates (masrl discover writes the first and last).\n"
-            + yamlio.dumps(body))
-    yamlio.write_atomic(project.root / IDENTIFIED_DIR / f"{round_id}.yaml", text)
 
 
 def record_identifiers(record) -> set[str]:

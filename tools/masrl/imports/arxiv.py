@@ -23,7 +23,7 @@ import requests
 from lxml import etree
 from requests.adapters import HTTPAdapter
 
-from masrl.check.text import strip_controls
+from masrl.text import strip_controls
 from masrl.errors import RemoteError
 from masrl.model import identifiers as ids
 

@@ -42,7 +42,7 @@ GENERATOR_HOOKS: list[tuple[str, str]] = [
     ("masrl.render.stats_page", "snapshot_files"),  # STATS.md
     ("masrl.render.figures", "figure_files"),  # figures/*.svg, figures/*.png
     ("masrl.render.readme", "readme_files"),  # the paper list inside README.md
-    ("masrl.render.cli_reference", "cli_reference_files"),  # site/docs/cli.md
+    ("masrl.cli.reference", "cli_reference_files"),  # site/docs/cli.md
     ("masrl.render.forms", "form_files"),  # issue-form dropdowns, CONTRIBUTING tag reference
 ]
 

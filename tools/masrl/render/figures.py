@@ -27,7 +27,7 @@ from masrl.derive.stats import (
     field_labels,
 )
 from masrl.model.project import Corpus
-from masrl.model.snapshot import PUBLISHED_SNAPSHOT, published_snapshot, snapshot_path
+from masrl.check.snapshot import PUBLISHED_SNAPSHOT, published_snapshot, snapshot_path
 from masrl.render.cache import RenderCache, code_fingerprint
 
 # matplotlib (and numpy) take seconds to import and only drawing needs them: a figure read back

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from masrl.derive.flow import DIRECTIONS, MIN_OVERLAP, Flow, RecallEstimate, RoundFlow
+from masrl.derive.flow import MIN_OVERLAP, Flow, RecallEstimate, RoundFlow
+from masrl.screening.identified import DIRECTIONS
 
 
 def flow_rows(flow: Flow) -> tuple[list[str], list[list[str]]]:

@@ -10,7 +10,7 @@ from masrl.derive.claims import LEDGER_PATH, ClaimsReport, compare_claims, ledge
 from masrl.derive.gaps import find_gaps
 from masrl.derive.stats import compute_stats
 from masrl.model.project import Corpus
-from masrl.model.snapshot import PUBLISHED_SNAPSHOT, published_snapshot
+from masrl.check.snapshot import PUBLISHED_SNAPSHOT, published_snapshot
 from masrl.render.claims import render_markdown
 from masrl.render.figures import FIGURE_DIR, FIGURES
 from masrl.render.gaps import gaps_markdown

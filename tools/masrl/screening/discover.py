@@ -16,7 +16,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from masrl.derive.flow import record_identified
+from masrl.screening.identified import record_identified
 from masrl.errors import UsageError
 from masrl.files import write_atomic
 from masrl.imports.arxiv import ArxivClient, PaperMetadata

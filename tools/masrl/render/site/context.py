@@ -86,7 +86,7 @@ class SiteContext:
     @cached_property
     def snapshot(self) -> Corpus | None:
         """The published snapshot the live numbers stand beside (None in a project without one)."""
-        from masrl.model.snapshot import published_snapshot
+        from masrl.check.snapshot import published_snapshot
 
         return published_snapshot(self.corpus.project)
 

@@ -8,6 +8,7 @@ Line breaks are allowed only in fields that may span lines (notes); tabs nowhere
 
 from __future__ import annotations
 
+import difflib
 import re
 from collections.abc import Iterator
 from typing import Any
@@ -55,3 +56,17 @@ def strip_controls(text: str) -> str:
 def terminal_safe(text: str) -> str:
     """``text`` with every control or bidi character (line breaks kept) shown as an escape."""
     return _FORBIDDEN.sub(lambda m: m.group().encode("unicode_escape").decode("ascii"), text)
+
+
+def did_you_mean(value: str, choices: list[str] | tuple[str, ...], labels: dict[str, str] | None = None) -> str:
+    """' Did you mean 'x'?' for the closest choice (case-insensitive, labels too), or ''."""
+    folded = str(value).casefold().replace("-", "_").replace(" ", "_")
+    for choice in choices:
+        label = (labels or {}).get(choice, "")
+        if folded in (choice.casefold(), label.casefold().replace("-", "_").replace(" ", "_")):
+            return f" Did you mean '{choice}'?"
+    close = difflib.get_close_matches(folded, [c.casefold() for c in choices], n=1, cutoff=0.6)
+    if close:
+        match = next(c for c in choices if c.casefold() == close[0])
+        return f" Did you mean '{match}'?"
+    return ""

@@ -1,0 +1,32 @@
+"""ARCHITECTURE.md's layers, enforced: import-linter's contracts in pyproject.toml (the same run
+`make check` makes) must hold for every import in tools/masrl, lazy ones inside functions included."""
+
+from __future__ import annotations
+
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+from conftest import REPO_ROOT
+
+
+def test_the_import_layers_hold():
+    lint_imports = shutil.which("lint-imports", path=str(Path(sys.executable).parent))
+    assert lint_imports, "import-linter is not installed: run `make setup`"
+    result = subprocess.run([lint_imports, "--no-cache"], cwd=REPO_ROOT, capture_output=True, text=True, timeout=120)
+    assert result.returncode == 0, result.stdout[-3000:] + result.stderr
+    assert "0 broken" in result.stdout
+
+
+def test_architecture_md_states_the_contracts_layers():
+    """The one-page description and the enforced contract name the same layers, in the same order."""
+    import tomllib
+
+    config = tomllib.loads((REPO_ROOT / "pyproject.toml").read_text(encoding="utf-8"))["tool"]["importlinter"]
+    (layers,) = [c["layers"] for c in config["contracts"] if c["type"] == "layers"]
+    text = (REPO_ROOT / "ARCHITECTURE.md").read_text(encoding="utf-8")
+    stated = text.split("<!-- layers -->")[1].split("<!-- /layers -->")[0]
+    order = re.findall(r"^- `([^`]+)`", stated, flags=re.MULTILINE)
+    assert order == layers, (order, layers)

@@ -1,0 +1,53 @@
+"""The round's log of search hits, screening/identified/<round>.yaml: database-search hits per
+source and dropped duplicates (written by `masrl discover`), citation-searching hits per direction
+with their seed entries. `masrl flow` counts from it (derive/flow.py describes the layout)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from masrl.model import yamlio
+
+IDENTIFIED_DIR = Path("screening") / "identified"
+DIRECTIONS = ("backward", "forward")
+
+
+def read_identified(project, round_id: str) -> dict:
+    path = project.root / IDENTIFIED_DIR / f"{round_id}.yaml"
+    if not path.is_file():
+        return {"identified": {}, "duplicates": {}, "citations": {}}
+    data = yamlio.load_file(path)
+    return {"identified": dict(data.get("identified") or {}), "duplicates": dict(data.get("duplicates") or {}),
+            "citations": {d: dict(v) for d, v in (data.get("citations") or {}).items()}}
+
+
+def record_identified(project, round_id: str, source: str, found: list[str], duplicates: list[str]) -> None:
+    """Merge one search's hits and dropped duplicates into screening/identified/<round>.yaml."""
+    data = read_identified(project, round_id)
+    for name, ids in (("identified", found), ("duplicates", duplicates)):
+        merged = sorted({*data[name].get(source, []), *ids})
+        data[name] = {**data[name], source: merged}
+    write_identified(project, round_id, data)
+
+
+def record_citations(project, round_id: str, direction: str, found: dict[str, list[str]]) -> None:
+    """Merge citation-searching hits ({identifier: [seed entry keys]}) into the round's log."""
+    if direction not in DIRECTIONS:
+        raise ValueError(f"direction must be one of {DIRECTIONS}, got {direction!r}")
+    data = read_identified(project, round_id)
+    merged = dict(data["citations"].get(direction, {}))
+    for identifier, seeds in found.items():
+        merged[identifier] = sorted({*merged.get(identifier, []), *seeds})
+    data["citations"] = {**data["citations"], direction: dict(sorted(merged.items()))}
+    write_identified(project, round_id, data)
+
+
+def write_identified(project, round_id: str, data: dict) -> None:
+    body = {"identified": dict(sorted(data["identified"].items())),
+            "duplicates": dict(sorted(data["duplicates"].items()))}
+    if data.get("citations"):
+        body["citations"] = {d: data["citations"][d] for d in DIRECTIONS if data["citations"].get(d)}
+    text = ("# Search hits of the round: database search per source, citation searching per direction\n"
+            "# with the seed entries, and dropped duplicates (masrl discover writes the first and last).\n"
+            + yamlio.dumps(body))
+    yamlio.write_atomic(project.root / IDENTIFIED_DIR / f"{round_id}.yaml", text)
