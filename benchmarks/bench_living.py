@@ -16,11 +16,11 @@ from pathlib import Path
 REPO_ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO_ROOT / "tools"))
 
+from masrl.check.snapshot import load_snapshot
 from masrl.check.validate import load_corpus
 from masrl.derive.stats import compute_stats
 from masrl.imports.arxiv import PaperMetadata
 from masrl.model.project import Project
-from masrl.check.snapshot import load_snapshot
 from masrl.render.stats import stats_markdown
 from masrl.screening.discover import known_records
 

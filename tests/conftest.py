@@ -14,10 +14,10 @@ from pathlib import Path
 import pytest
 import yaml
 from hypothesis import settings
+from masrl.check.snapshot import PUBLISHED_SNAPSHOT
 from masrl.model import yamlio
 from masrl.model.project import Project
 from masrl.model.records import ENTRY_SCHEMA_LINE, EXCLUSION_SCHEMA_LINE
-from masrl.check.snapshot import PUBLISHED_SNAPSHOT
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 

@@ -307,7 +307,7 @@ def test_backoff_is_bounded_by_the_maximum_wait(mini_project, fake):
 
 
 def test_retry_after_may_be_an_http_date():
-    soon = dt.datetime.now(dt.timezone.utc) + dt.timedelta(seconds=30)
+    soon = dt.datetime.now(dt.UTC) + dt.timedelta(seconds=30)
     assert 25 <= parse_retry_after(soon.strftime("%a, %d %b %Y %H:%M:%S GMT")) <= 31
     assert parse_retry_after("5") == 5.0
     assert parse_retry_after("soon") is None

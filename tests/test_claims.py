@@ -8,7 +8,15 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-from conftest import PUBLISHED, REAL_AUDITED, REAL_ENTRIES, REAL_EXCLUSIONS, REPO_ROOT, entry_data, write_entry
+from conftest import (
+    PUBLISHED,
+    REAL_AUDITED,
+    REAL_ENTRIES,
+    REAL_EXCLUSIONS,
+    REPO_ROOT,
+    entry_data,
+    write_entry,
+)
 from masrl.check.validate import load_corpus
 from masrl.cli import main
 from masrl.derive.claims import LedgerError, claims_report, evaluate_claims

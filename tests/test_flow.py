@@ -6,11 +6,11 @@ from conftest import entry_data, exclusion_data, write_entry, write_exclusion
 from lxml import etree
 from masrl.check.validate import load_corpus
 from masrl.derive.flow import chapman_estimate, compute_flow
-from masrl.screening.identified import record_citations, record_identified
-from masrl.render.feed import atom_feed
 from masrl.render.cache import CACHE_ENV
+from masrl.render.feed import atom_feed
 from masrl.render.flow import estimate_markdown, flow_figure, flow_markdown, last_screened_line
 from masrl.render.readme import readme_files
+from masrl.screening.identified import record_citations, record_identified
 from masrl.screening.queue import write_item
 
 NEW_ROUND = (

@@ -9,13 +9,13 @@ import bibtexparser
 import pytest
 from click.testing import CliRunner
 from conftest import entry_data, write_entry
-from masrl.text import terminal_safe
 from masrl.check.validate import load_corpus, validate_project
 from masrl.cli import main
 from masrl.exports.bibtex import export_bibtex
 from masrl.exports.csv import export_csv, neutralise_cell, restore_cell
 from masrl.model import identifiers as ids
 from masrl.model.records import entry_from_data
+from masrl.text import terminal_safe
 
 runner = CliRunner()
 

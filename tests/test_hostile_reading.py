@@ -12,10 +12,19 @@ import pytest
 import yaml
 from click.testing import CliRunner
 from conftest import entry_data, write_entry
+from fixtures.arxiv.fake_arxiv import API_PATH, FakeArxiv, papers_handler
 from masrl.check.validate import validate_project
 from masrl.cli import main
 from masrl.errors import InputError
 from masrl.files import read_regular_bytes
+from masrl.imports.add import AddRefused, add_paper
+from masrl.imports.arxiv import (
+    ArxivBadAnswer,
+    ArxivRedirected,
+    ArxivSettings,
+    ArxivTimeout,
+    ArxivTooLarge,
+)
 from masrl.model import yamlio
 from masrl.model.project import Project
 from masrl.model.taxonomy import TaxonomyError, load_taxonomy
@@ -143,16 +152,6 @@ def test_ledger_files_of_the_wrong_type_are_one_message(mini_project, ledger):
 # ---------------------------------------------------------------------------------------------
 # add: the network
 
-
-from fixtures.arxiv.fake_arxiv import API_PATH, FakeArxiv, papers_handler
-from masrl.imports.add import AddRefused, add_paper
-from masrl.imports.arxiv import (
-    ArxivBadAnswer,
-    ArxivRedirected,
-    ArxivSettings,
-    ArxivTimeout,
-    ArxivTooLarge,
-)
 
 
 def _settings(httpserver, **overrides) -> ArxivSettings:

@@ -56,7 +56,7 @@ def test_cli_list_shows_scores_and_top_terms(screening):
     result = CliRunner().invoke(main, ["screen", "list", "--root", str(screening.root), "--top", "2"])
     assert result.exit_code == 0, result.output
     lines = result.output.splitlines()
-    assert lines[0].startswith("  1. 0.") and len([l for l in lines if l[:4].strip().rstrip(".").isdigit()]) == 2
+    assert lines[0].startswith("  1. 0.") and len([line for line in lines if line[:4].strip().rstrip(".").isdigit()]) == 2
     assert "(+" in lines[1]
     shown = CliRunner().invoke(main, ["screen", "show", "2606.00001", "--root", str(screening.root)])
     assert shown.exit_code == 0 and "rank " in shown.output and "halting" in shown.output

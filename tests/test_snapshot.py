@@ -7,13 +7,13 @@ import json
 import pytest
 from click.testing import CliRunner
 from conftest import entry_data, write_entry
+from masrl.check.snapshot import freeze, load_snapshot
 from masrl.check.validate import load_corpus
 from masrl.cli import main
 from masrl.derive.claims import claims_report
 from masrl.errors import InputError, UnsafeWriteError
 from masrl.model import yamlio
 from masrl.model.records import ENTRY_SCHEMA_LINE
-from masrl.check.snapshot import freeze, load_snapshot
 from masrl.render.stats_page import stats_snapshot
 
 SNAPSHOT = "survey-2026-05"

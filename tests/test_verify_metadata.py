@@ -49,7 +49,9 @@ def settings_for(fake: FakeArxiv, **overrides) -> ArxivSettings:
 def project(tmp_path) -> Project:
     """Five entries with arXiv ids (one right, three wrong, one unknown to arXiv) and one without."""
     shutil.copytree(REPO_ROOT / "taxonomy", tmp_path / "taxonomy")
-    arxiv = lambda i: {"arxiv": i, "doi": None, "openreview": None}
+    def arxiv(i):
+        return {"arxiv": i, "doi": None, "openreview": None}
+
     write_entry(tmp_path, entry_data(
         "collab", title="{LLM} collaboration with   multi-agent reinforcement learning", year=2025,
         authors=["Liu, Shuo", "Amato, Christopher"], identifiers=arxiv("2508.04652"), latest_version="v7"))

@@ -8,7 +8,6 @@ identifier or by a near-identical title, across the corpus and the exclusion log
 from __future__ import annotations
 
 import datetime as dt
-import difflib
 import json
 from collections import defaultdict
 from dataclasses import asdict, dataclass, field
@@ -18,7 +17,6 @@ from pydantic import ValidationError
 from masrl.annotations import github_annotation
 from masrl.check.layout import stray_files
 from masrl.check.rules import unknown_rule_fields
-from masrl.text import did_you_mean, forbidden_characters
 from masrl.check.titles import OVERRIDES_FILE, load_overrides, similar_title_pairs
 from masrl.errors import MasrlError
 from masrl.model import identifiers as ids
@@ -39,6 +37,7 @@ from masrl.model.records import (
 )
 from masrl.model.taxonomy import Taxonomy
 from masrl.model.venues import canonical_venue, split_venue, venue_axis
+from masrl.text import did_you_mean, forbidden_characters
 
 NOT_APPLICABLE_SPELLINGS = {"na", "n/a", "none", "null", "-", "not applicable"}
 

@@ -50,10 +50,10 @@ class LazyGroup(click.Group):
 
     def invoke(self, ctx):
         # Every error a user can cause ends here as one message and an exit code, never a traceback.
-        from masrl.text import terminal_safe
         from masrl.check.validate import CorpusInvalid
         from masrl.errors import MasrlError
         from masrl.model.taxonomy import TaxonomyError
+        from masrl.text import terminal_safe
 
         try:
             return super().invoke(ctx)

@@ -9,9 +9,9 @@ from pathlib import Path
 
 import click
 
-from masrl.text import terminal_safe
 from masrl.cli import project_from, root_option
 from masrl.imports.arxiv import API_URL_ENV, DEFAULT_API_URL, ArxivLookupError, ArxivSettings
+from masrl.text import terminal_safe
 
 # Options shared by every command that talks to arXiv; each can also be set in the environment.
 _ARXIV_OPTIONS = (

@@ -6,9 +6,9 @@ import sys
 
 import click
 
-from masrl.text import terminal_safe
 from masrl.check.validate import validate_project
 from masrl.cli import project_from, root_option
+from masrl.text import terminal_safe
 
 
 @click.command()

@@ -40,14 +40,14 @@ from typing import Any
 
 import yaml
 
-from masrl.text import did_you_mean
+from masrl.check.snapshot import PUBLISHED_SNAPSHOT, published_snapshot
 from masrl.derive.stats import NOT_APPLICABLE, countable_fields, entries_with_value, entry_values
 from masrl.errors import ProblemsError
 from masrl.model import yamlio
 from masrl.model.project import Corpus
 from masrl.model.records import Entry
-from masrl.check.snapshot import PUBLISHED_SNAPSHOT, published_snapshot
 from masrl.model.taxonomy import Condition
+from masrl.text import did_you_mean
 
 LEDGER_PATH = Path("claims") / "ledger.yaml"
 CLAIM_FIELDS = ("id", "statement", "query", "expect", "boundary")

@@ -23,9 +23,9 @@ import requests
 from lxml import etree
 from requests.adapters import HTTPAdapter
 
-from masrl.text import strip_controls
 from masrl.errors import RemoteError
 from masrl.model import identifiers as ids
+from masrl.text import strip_controls
 
 DEFAULT_API_URL = "https://export.arxiv.org/api/query"
 API_URL_ENV = "MASRL_ARXIV_API_URL"
@@ -479,5 +479,5 @@ def parse_retry_after(value: str | None) -> float | None:
     except (TypeError, ValueError):
         return None
     if moment.tzinfo is None:
-        moment = moment.replace(tzinfo=dt.timezone.utc)
-    return max(0.0, (moment - dt.datetime.now(dt.timezone.utc)).total_seconds())
+        moment = moment.replace(tzinfo=dt.UTC)
+    return max(0.0, (moment - dt.datetime.now(dt.UTC)).total_seconds())

@@ -17,6 +17,7 @@ from collections.abc import Callable
 from contextlib import contextmanager
 from pathlib import Path
 
+from masrl.check.snapshot import PUBLISHED_SNAPSHOT, published_snapshot, snapshot_path
 from masrl.derive.gaps import DEFAULT_SPARSE
 from masrl.derive.stats import (
     NOT_APPLICABLE,
@@ -27,7 +28,6 @@ from masrl.derive.stats import (
     field_labels,
 )
 from masrl.model.project import Corpus
-from masrl.check.snapshot import PUBLISHED_SNAPSHOT, published_snapshot, snapshot_path
 from masrl.render.cache import RenderCache, code_fingerprint
 
 # matplotlib (and numpy) take seconds to import and only drawing needs them: a figure read back

@@ -6,11 +6,11 @@ corpus also shows, in its diff, which numbers, gaps and claims moved.
 
 from __future__ import annotations
 
+from masrl.check.snapshot import PUBLISHED_SNAPSHOT, published_snapshot
 from masrl.derive.claims import LEDGER_PATH, ClaimsReport, compare_claims, ledger_path_of
 from masrl.derive.gaps import find_gaps
 from masrl.derive.stats import compute_stats
 from masrl.model.project import Corpus
-from masrl.check.snapshot import PUBLISHED_SNAPSHOT, published_snapshot
 from masrl.render.claims import render_markdown
 from masrl.render.figures import FIGURE_DIR, FIGURES
 from masrl.render.gaps import gaps_markdown

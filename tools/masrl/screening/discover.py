@@ -16,12 +16,12 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from masrl.screening.identified import record_identified
 from masrl.errors import UsageError
 from masrl.files import write_atomic
 from masrl.imports.arxiv import ArxivClient, PaperMetadata
 from masrl.model import identifiers as ids
 from masrl.model.project import Project, read_records
+from masrl.screening.identified import record_identified
 from masrl.screening.queue import (
     queue_id,
     queue_record_from_data,

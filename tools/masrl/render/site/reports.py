@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from urllib.parse import urlencode
 
+from masrl.check.snapshot import PUBLISHED_SNAPSHOT
 from masrl.derive import gaps as corpus_gaps
 from masrl.derive.stats import NOT_APPLICABLE
 from masrl.derive.tables import Counts, CrossTab
-from masrl.check.snapshot import PUBLISHED_SNAPSHOT
 from masrl.render import figures as plots
 from masrl.render.site.context import SiteContext, browse_page, html_href, value_anchor
 from masrl.render.site.escape import anchor_id, external_link, html_attr, html_text, md_text

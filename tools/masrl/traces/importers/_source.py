@@ -3,12 +3,11 @@ and line; and small helpers for the values tracing systems write."""
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterator
 from datetime import datetime
 from pathlib import Path
 from typing import Any
-
-import math
 
 from ...errors import InputError
 from ..io import Limits, read_traces

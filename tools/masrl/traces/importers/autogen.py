@@ -28,8 +28,8 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
-from ..schema import SCHEMA_VERSION
 from ..io import Limits
+from ..schema import SCHEMA_VERSION
 from ._source import check_span_count, iso_seconds, json_documents, number, require
 from .span_tree import UNMAPPED_EVENT_TYPE, ImportSummary
 
