@@ -39,8 +39,10 @@ print(json.dumps({"seconds": elapsed, "cpu_seconds": time.process_time() - cpu, 
                   "summary": [l for l in out.getvalue().splitlines() if l.startswith("papers:")][-1]}))
 """
 
-WORDS = ("agent team credit reward orchestration routing debate verifier planner critic swarm token "
-         "message tool role hierarchical policy gradient value decomposition counterfactual shapley").split()
+WORDS = (
+    "agent team credit reward orchestration routing debate verifier planner critic swarm token "
+    "message tool role hierarchical policy gradient value decomposition counterfactual shapley"
+).split()
 
 
 def write_csv(path: Path, rows: int) -> None:
@@ -49,15 +51,29 @@ def write_csv(path: Path, rows: int) -> None:
         writer = csv.DictWriter(handle, PAPERS_HEADER, lineterminator="\n")
         writer.writeheader()
         for index in range(rows):
-            writer.writerow({
-                "key": f"bench-{index:06d}", "title": " ".join(rng.choice(WORDS).capitalize() for _ in range(8)) + f" {index}",
-                "first_author": f"Author{index}, First", "affiliation": "Benchmark Lab", "year": str(rng.randint(2019, 2026)),
-                "arxiv_id": f"2601.{index:05d}" if index < 100000 else "", "venue": "arXiv",
-                "url": f"https://example.org/papers/{index} ; https://example.org/code/{index}",
-                "category": "rl_method", "is_rl": "yes", "reward_type": "shared;process", "credit_granularity": "agent",
-                "orchestration_form": "centralized", "scenario": "general", "is_core": "supporting",
-                "one_liner": "A generated row that exercises every column of the layout.", "verified": "no", "notes": "",
-            })
+            writer.writerow(
+                {
+                    "key": f"bench-{index:06d}",
+                    "title": " ".join(rng.choice(WORDS).capitalize() for _ in range(8))
+                    + f" {index}",
+                    "first_author": f"Author{index}, First",
+                    "affiliation": "Benchmark Lab",
+                    "year": str(rng.randint(2019, 2026)),
+                    "arxiv_id": f"2601.{index:05d}" if index < 100000 else "",
+                    "venue": "arXiv",
+                    "url": f"https://example.org/papers/{index} ; https://example.org/code/{index}",
+                    "category": "rl_method",
+                    "is_rl": "yes",
+                    "reward_type": "shared;process",
+                    "credit_granularity": "agent",
+                    "orchestration_form": "centralized",
+                    "scenario": "general",
+                    "is_core": "supporting",
+                    "one_liner": "A generated row that exercises every column of the layout.",
+                    "verified": "no",
+                    "notes": "",
+                }
+            )
 
 
 def main() -> None:
@@ -69,13 +85,19 @@ def main() -> None:
         write_csv(source, args.rows)
         root = Path(scratch) / "checkout"
         shutil.copytree(REPO_ROOT / "taxonomy", root / "taxonomy")
-        output = subprocess.run([sys.executable, "-c", MEASURE, str(source), str(root)], check=True,
-                                capture_output=True, text=True)
+        output = subprocess.run(
+            [sys.executable, "-c", MEASURE, str(source), str(root)],
+            check=True,
+            capture_output=True,
+            text=True,
+        )
         result = json.loads(output.stdout)
         written = sum(1 for _ in (root / "corpus").glob("*.yaml"))
-    print(f"import csv: {args.rows:,} rows -> {written:,} files "
-          f"in {result['seconds']:.1f} s wall ({result['cpu_seconds']:.1f} s CPU), peak {result['peak_mib']:.0f} MiB, {1000 * result['seconds'] / args.rows:.2f} ms/row "
-          f"(target: under 30 s for 100,000)")
+    print(
+        f"import csv: {args.rows:,} rows -> {written:,} files "
+        f"in {result['seconds']:.1f} s wall ({result['cpu_seconds']:.1f} s CPU), peak {result['peak_mib']:.0f} MiB, {1000 * result['seconds'] / args.rows:.2f} ms/row "
+        f"(target: under 30 s for 100,000)"
+    )
     print(f"  {result['summary']}")
 
 

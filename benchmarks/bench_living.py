@@ -42,20 +42,35 @@ def main() -> None:
     project = Project(REPO_ROOT)
 
     live = best(lambda: stats_markdown(compute_stats(load_corpus(project))), args.repeat)
-    frozen = best(lambda: stats_markdown(compute_stats(load_snapshot(project, "survey-2026-05"))), args.repeat)
+    frozen = best(
+        lambda: stats_markdown(compute_stats(load_snapshot(project, "survey-2026-05"))), args.repeat
+    )
     print(f"stats, live corpus (validate + load + stats): {live * 1000:8.1f} ms")
-    print(f"stats, snapshot survey-2026-05:               {frozen * 1000:8.1f} ms  ({frozen / live:.2f} x live)")
+    print(
+        f"stats, snapshot survey-2026-05:               {frozen * 1000:8.1f} ms  ({frozen / live:.2f} x live)"
+    )
 
     known = known_records(project, {})
-    papers = [PaperMetadata(f"2607.{i:05d}", "v1", f"A synthetic candidate number {i}", ("Doe, Jane",),
-                            "2026-07-01", "2026-07-01") for i in range(args.candidates)]
+    papers = [
+        PaperMetadata(
+            f"2607.{i:05d}",
+            "v1",
+            f"A synthetic candidate number {i}",
+            ("Doe, Jane",),
+            "2026-07-01",
+            "2026-07-01",
+        )
+        for i in range(args.candidates)
+    ]
     build = best(lambda: known_records(project, {}), args.repeat)
     check = best(lambda: [known.where(p) for p in papers], args.repeat)
     baseline = best(lambda: [p.title.casefold() for p in papers], args.repeat)
     print(f"dedup index over corpus + exclusions:        {build * 1000:8.1f} ms")
-    print(f"dedup check, {args.candidates} candidates:          {check * 1000:8.1f} ms  "
-          f"({check / baseline:.1f} x a bare casefold of each title; "
-          f"{statistics.mean([check / args.candidates * 1e6]):.1f} µs per candidate)")
+    print(
+        f"dedup check, {args.candidates} candidates:          {check * 1000:8.1f} ms  "
+        f"({check / baseline:.1f} x a bare casefold of each title; "
+        f"{statistics.mean([check / args.candidates * 1e6]):.1f} µs per candidate)"
+    )
 
 
 if __name__ == "__main__":

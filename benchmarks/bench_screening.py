@@ -69,15 +69,21 @@ def random_order(labels: np.ndarray, prior: list[int], seed: int) -> list[int]:
     return prior + np.random.default_rng(seed + 1000).permutation(rest).tolist()
 
 
-def asreview_order(documents: list[Document], labels: np.ndarray, prior: list[int], seed: int, model: str) -> list[int]:
+def asreview_order(
+    documents: list[Document], labels: np.ndarray, prior: list[int], seed: int, model: str
+) -> list[int]:
     import pandas as pd
     from asreview.learner import ActiveLearningCycle
     from asreview.models.models import get_ai_config
     from asreview.simulation.simulate import Simulate
 
     np.random.seed(seed)  # ASReview's models draw from the global generator where they draw at all
-    frame = pd.DataFrame({"title": [d.title for d in documents],
-                          "abstract": [d.text[len(d.title):].lstrip(". ") for d in documents]})
+    frame = pd.DataFrame(
+        {
+            "title": [d.title for d in documents],
+            "abstract": [d.text[len(d.title) :].lstrip(". ") for d in documents],
+        }
+    )
     cycle = ActiveLearningCycle.from_meta(get_ai_config(model)["value"])
     if hasattr(cycle.classifier, "random_state"):
         cycle.classifier.set_params(random_state=seed)
@@ -91,8 +97,13 @@ def asreview_order(documents: list[Document], labels: np.ndarray, prior: list[in
     return order + [i for i in range(len(labels)) if i not in seen]
 
 
-def masrl_order(documents: list[Document], labels: np.ndarray, prior: list[int], knowledge: FieldKnowledge,
-                settings: RankSettings) -> list[int]:
+def masrl_order(
+    documents: list[Document],
+    labels: np.ndarray,
+    prior: list[int],
+    knowledge: FieldKnowledge,
+    settings: RankSettings,
+) -> list[int]:
     # Only what a screener would know: the reason code of a record is visible once it is excluded.
     ranker = Ranker(documents, knowledge, settings)
     order, pool = list(prior), sorted(set(range(len(labels))) - set(prior))
@@ -101,7 +112,9 @@ def masrl_order(documents: list[Document], labels: np.ndarray, prior: list[int],
         best = ranker.order(pool)[0]
         order.append(best)
         pool.remove(best)
-        if labels[order].sum() == labels.sum():  # every include found: the rest cannot change a figure
+        if (
+            labels[order].sum() == labels.sum()
+        ):  # every include found: the rest cannot change a figure
             order += ranker.order(pool)
             break
     return order
@@ -138,24 +151,41 @@ def cell(values: list[float], percent: bool = True) -> str:
 
 def draw_prior(labels: np.ndarray, seed: int) -> list[int]:
     rng = np.random.default_rng(seed)
-    return [int(rng.choice(np.flatnonzero(labels == 1))), int(rng.choice(np.flatnonzero(labels == 0)))]
+    return [
+        int(rng.choice(np.flatnonzero(labels == 1))),
+        int(rng.choice(np.flatnonzero(labels == 0))),
+    ]
 
 
-def run(documents: list[Document], knowledge: FieldKnowledge, seeds: int, field_features: bool,
-        ablation: bool, include_asreview: bool = True) -> dict[str, Figures]:
+def run(
+    documents: list[Document],
+    knowledge: FieldKnowledge,
+    seeds: int,
+    field_features: bool,
+    ablation: bool,
+    include_asreview: bool = True,
+) -> dict[str, Figures]:
     labels = np.array([d.label for d in documents])
     full = RankSettings() if field_features else RankSettings().only_text()
     methods: dict[str, object] = {"random": lambda prior, seed: random_order(labels, prior, seed)}
     if include_asreview:
-        methods["asreview elas_u4 (default)"] = lambda prior, seed: asreview_order(documents, labels, prior, seed, "elas_u4")
-        methods["asreview elas_u3 (naive Bayes)"] = lambda prior, seed: asreview_order(documents, labels, prior, seed, "elas_u3")
+        methods["asreview elas_u4 (default)"] = lambda prior, seed: asreview_order(
+            documents, labels, prior, seed, "elas_u4"
+        )
+        methods["asreview elas_u3 (naive Bayes)"] = lambda prior, seed: asreview_order(
+            documents, labels, prior, seed, "elas_u3"
+        )
     methods["masrl"] = lambda prior, seed: masrl_order(documents, labels, prior, knowledge, full)
     if field_features:
-        methods["masrl, text only"] = lambda prior, seed: masrl_order(documents, labels, prior, knowledge, full.only_text())
+        methods["masrl, text only"] = lambda prior, seed: masrl_order(
+            documents, labels, prior, knowledge, full.only_text()
+        )
     if ablation and field_features:
-        variants = {"masrl without taxonomy": replace(full, taxonomy=False),
-                    "masrl without reasons": replace(full, reasons=False),
-                    "masrl with families": replace(full, families=True)}
+        variants = {
+            "masrl without taxonomy": replace(full, taxonomy=False),
+            "masrl without reasons": replace(full, reasons=False),
+            "masrl with families": replace(full, families=True),
+        }
         for name, settings in variants.items():
             methods[name] = partial(masrl_order_with, settings, documents, labels, knowledge)
     results = {name: Figures() for name in methods}
@@ -168,19 +198,29 @@ def run(documents: list[Document], knowledge: FieldKnowledge, seeds: int, field_
     return results
 
 
-def print_table(results: dict[str, Figures], documents: list[Document], seeds: int, source: str) -> None:
+def print_table(
+    results: dict[str, Figures], documents: list[Document], seeds: int, source: str
+) -> None:
     labels = [d.label for d in documents]
-    print(f"screening replay on {source}: {len(labels)} records, {sum(labels)} included, {seeds} seeds "
-          "(prior: 1 include + 1 exclude per seed); mean [min,max] over seeds")
+    print(
+        f"screening replay on {source}: {len(labels)} records, {sum(labels)} included, {seeds} seeds "
+        "(prior: 1 include + 1 exclude per seed); mean [min,max] over seeds"
+    )
     header = f"{'method':32} {'WSS@95 %':>20} {'recall@10% %':>20} {'recall@25% %':>20} {'recall@50% %':>20} {'s/seed':>8}"
     print(header)
     print("-" * len(header))
     for name, f in results.items():
-        print(f"{name:32} {cell(f.wss95):>20} {cell(f.recall10):>20} {cell(f.recall25):>20} {cell(f.recall50):>20} "
-              f"{np.mean(f.seconds):8.2f}")
+        print(
+            f"{name:32} {cell(f.wss95):>20} {cell(f.recall10):>20} {cell(f.recall25):>20} {cell(f.recall50):>20} "
+            f"{np.mean(f.seconds):8.2f}"
+        )
     masrl, asreview = results["masrl"], results.get("asreview elas_u4 (default)")
     if asreview is not None:
-        ratio = np.mean(masrl.wss95) / np.mean(asreview.wss95) if np.mean(asreview.wss95) > 0 else float("nan")
+        ratio = (
+            np.mean(masrl.wss95) / np.mean(asreview.wss95)
+            if np.mean(asreview.wss95) > 0
+            else float("nan")
+        )
         print(f"WSS@95 ratio masrl/asreview: {ratio:.2f}")
 
 
@@ -192,18 +232,33 @@ def documents_from_csv(path: Path) -> list[Document]:
         frame = pd.read_csv(path, dtype=str, keep_default_na=False)
     except (OSError, UnicodeDecodeError, pd.errors.ParserError, pd.errors.EmptyDataError) as exc:
         raise MasrlError(f"cannot read the CSV: {exc}".splitlines()[0], path=path) from exc
-    label_column = next((c for c in ("label_included", "included", "label") if c in frame.columns), None)
+    label_column = next(
+        (c for c in ("label_included", "included", "label") if c in frame.columns), None
+    )
     if "title" not in frame.columns or label_column is None:
-        raise MasrlError("needs the columns 'title' and 'label_included' (0/1)", path=path,
-                         hint=f"found: {', '.join(frame.columns) or 'none'}")
+        raise MasrlError(
+            "needs the columns 'title' and 'label_included' (0/1)",
+            path=path,
+            hint=f"found: {', '.join(frame.columns) or 'none'}",
+        )
     documents = []
     for row, record in enumerate(frame.to_dict("records"), start=2):
         value = record[label_column].strip()
         if value not in ("0", "1"):
-            raise MasrlError(f"'{label_column}' is {value!r}; every record needs 0 or 1", path=path, line=row)
+            raise MasrlError(
+                f"'{label_column}' is {value!r}; every record needs 0 or 1", path=path, line=row
+            )
         title, abstract = record["title"].strip(), record.get("abstract", "").strip()
         authors = tuple(a.strip() for a in record.get("authors", "").split(";") if a.strip())
-        documents.append(Document(id=f"{row:08d}", title=title, text=f"{title}. {abstract}", authors=authors, label=int(value)))
+        documents.append(
+            Document(
+                id=f"{row:08d}",
+                title=title,
+                text=f"{title}. {abstract}",
+                authors=authors,
+                label=int(value),
+            )
+        )
     labels = [d.label for d in documents]
     if sum(labels) < 2 or labels.count(0) < 2:
         raise MasrlError("needs at least two included and two excluded records", path=path)
@@ -220,39 +275,74 @@ def asreview_installed() -> bool:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--dataset", type=Path, help="labelled CSV in ASReview's layout (title, abstract, label_included)")
-    parser.add_argument("--root", type=Path, default=ROOT, help="corpus checkout whose decisions to replay")
+    parser.add_argument(
+        "--dataset",
+        type=Path,
+        help="labelled CSV in ASReview's layout (title, abstract, label_included)",
+    )
+    parser.add_argument(
+        "--root", type=Path, default=ROOT, help="corpus checkout whose decisions to replay"
+    )
     parser.add_argument("--seeds", type=int, default=10)
     parser.add_argument("--quick", action="store_true", help="2 seeds")
-    parser.add_argument("--ablation", action="store_true", help="also run masrl without each field block")
-    parser.add_argument("--text", choices=["title+prose", "title"], default="title+prose",
-                        help="masrl's decisions: titles with our summaries/rationales, or titles alone")
+    parser.add_argument(
+        "--ablation", action="store_true", help="also run masrl without each field block"
+    )
+    parser.add_argument(
+        "--text",
+        choices=["title+prose", "title"],
+        default="title+prose",
+        help="masrl's decisions: titles with our summaries/rationales, or titles alone",
+    )
     args = parser.parse_args(argv)
     seeds = 2 if args.quick else args.seeds
     try:
         if args.dataset:
-            documents, knowledge, source = documents_from_csv(args.dataset), FieldKnowledge(), args.dataset.name
+            documents, knowledge, source = (
+                documents_from_csv(args.dataset),
+                FieldKnowledge(),
+                args.dataset.name,
+            )
         else:
             project = Project(args.root.resolve())
             documents = labelled_documents(project)
-            if args.text == "title":  # our rationales say why a record is out: titles alone cannot leak that
+            if (
+                args.text == "title"
+            ):  # our rationales say why a record is out: titles alone cannot leak that
                 documents = [replace(d, text=d.title) for d in documents]
             knowledge = FieldKnowledge.from_taxonomy_dir(project.taxonomy_dir)
-            source = f"masrl's decisions (entries include, exclusion records exclude; text: {args.text})"
+            source = (
+                f"masrl's decisions (entries include, exclusion records exclude; text: {args.text})"
+            )
             if len({d.label for d in documents}) < 2:
-                raise MasrlError("needs at least one entry and one exclusion record", path=args.root)
+                raise MasrlError(
+                    "needs at least one entry and one exclusion record", path=args.root
+                )
     except MasrlError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
     include_asreview = asreview_installed()
     if not include_asreview:
-        print("ASReview LAB is not installed, so its rows are skipped: install the asreview extra "
-              "(`make setup` does, or `pip install 'masrl[asreview]'`) to compare against it", file=sys.stderr)
-    results = run(documents, knowledge, seeds, field_features=not args.dataset, ablation=args.ablation,
-                  include_asreview=include_asreview)
+        print(
+            "ASReview LAB is not installed, so its rows are skipped: install the asreview extra "
+            "(`make setup` does, or `pip install 'masrl[asreview]'`) to compare against it",
+            file=sys.stderr,
+        )
+    results = run(
+        documents,
+        knowledge,
+        seeds,
+        field_features=not args.dataset,
+        ablation=args.ablation,
+        include_asreview=include_asreview,
+    )
     started = time.perf_counter()
-    Ranker(documents, knowledge, RankSettings()).fit(range(len(documents)), [d.label for d in documents])
-    print(f"one masrl retrain on all {len(documents)} decisions (features + fit): {time.perf_counter() - started:.3f} s")
+    Ranker(documents, knowledge, RankSettings()).fit(
+        range(len(documents)), [d.label for d in documents]
+    )
+    print(
+        f"one masrl retrain on all {len(documents)} decisions (features + fit): {time.perf_counter() - started:.3f} s"
+    )
     print_table(results, documents, seeds, source)
     return 0
 

@@ -79,10 +79,17 @@ def first_load_bytes(site: Path, page: str) -> int:
     html = html_path.read_text(encoding="utf-8")
     base = "http://x/" + page
     files = {html_path}
-    urls = re.findall(r'<(?:link[^>]*rel="stylesheet"[^>]*href|script[^>]*src|img[^>]*src)="([^"]+)"', html)
+    urls = re.findall(
+        r'<(?:link[^>]*rel="stylesheet"[^>]*href|script[^>]*src|img[^>]*src)="([^"]+)"', html
+    )
     config = re.search(r'<script id="__config" type="application/json">(.*?)</script>', html, re.S)
     if config and json.loads(config.group(1)).get("search"):
-        urls.append(urljoin(urljoin(base, json.loads(config.group(1))["base"] + "/"), json.loads(config.group(1))["search"]))
+        urls.append(
+            urljoin(
+                urljoin(base, json.loads(config.group(1))["base"] + "/"),
+                json.loads(config.group(1))["search"],
+            )
+        )
     for url in urls:
         path = urlsplit(urljoin(base, url)).path.lstrip("/")
         if (site / path).is_file():
@@ -113,8 +120,14 @@ def measure(root: Path, repeats: int, cache: Path | None = None) -> dict:
     runs = []
     for _ in range(repeats):
         with tempfile.TemporaryDirectory() as out:
-            output = subprocess.run([sys.executable, "-c", MEASURE, str(root), out, str(REPO_ROOT / "benchmarks")],
-                                    capture_output=True, text=True, cwd=REPO_ROOT, check=False, env=env)
+            output = subprocess.run(
+                [sys.executable, "-c", MEASURE, str(root), out, str(REPO_ROOT / "benchmarks")],
+                capture_output=True,
+                text=True,
+                cwd=REPO_ROOT,
+                check=False,
+                env=env,
+            )
             if output.returncode:
                 sys.exit(f"the build of {root} failed:\n{output.stderr[-3000:]}")
             runs.append(json.loads(output.stdout.strip().splitlines()[-1]))
@@ -131,8 +144,13 @@ def commands_as_run(repeats: int) -> tuple[float, float]:
         for _ in range(repeats):
             with tempfile.TemporaryDirectory() as out:
                 started = time.perf_counter()
-                subprocess.run(command + [out], cwd=REPO_ROOT, check=True, capture_output=True,
-                               env=users_environment(NO_MKDOCS_2_WARNING="1"))
+                subprocess.run(
+                    command + [out],
+                    cwd=REPO_ROOT,
+                    check=True,
+                    capture_output=True,
+                    env=users_environment(NO_MKDOCS_2_WARNING="1"),
+                )
                 times.append(time.perf_counter() - started)
         return min(times)
 
@@ -169,20 +187,28 @@ def main() -> None:
             rows.append((f"{label}, cold", measure(root, args.repeats)))
             measure(root, 1, cache)  # fill the render cache
             rows.append((f"{label}, warm cache", measure(root, args.repeats, cache)))
-    print(f"{'input':<28} {'seconds':>8} {'/mkdocs':>8} {'peak MiB':>9} {'pages':>6}  phases (s): load, generate, write, mkdocs")
+    print(
+        f"{'input':<28} {'seconds':>8} {'/mkdocs':>8} {'peak MiB':>9} {'pages':>6}  phases (s): load, generate, write, mkdocs"
+    )
     for label, r in rows:
         phases = ", ".join(f"{r['phases'][k]:.2f}" for k in ("load", "generate", "write", "mkdocs"))
         ratio = r["seconds"] / r["phases"]["mkdocs"]
-        print(f"{label:<28} {r['seconds']:>8.2f} {ratio:>7.2f}x {r['peak_mib']:>9.1f} {r['pages']:>6}  {phases}"
-              + (f"  ({r['warnings']} mkdocs warnings)" if r["warnings"] else ""))
+        print(
+            f"{label:<28} {r['seconds']:>8.2f} {ratio:>7.2f}x {r['peak_mib']:>9.1f} {r['pages']:>6}  {phases}"
+            + (f"  ({r['warnings']} mkdocs warnings)" if r["warnings"] else "")
+        )
     print("target: whole build within 1.30x of mkdocs alone")
     masrl_seconds, mkdocs_seconds = commands_as_run(args.repeats + 2)
-    print(f"as commands (best of {args.repeats + 2}, warm render cache, real corpus): `masrl site build` "
-          f"{masrl_seconds:.2f} s, `mkdocs build` of the docs it generated {mkdocs_seconds:.2f} s: "
-          f"{masrl_seconds / mkdocs_seconds:.2f}x")
+    print(
+        f"as commands (best of {args.repeats + 2}, warm render cache, real corpus): `masrl site build` "
+        f"{masrl_seconds:.2f} s, `mkdocs build` of the docs it generated {mkdocs_seconds:.2f} s: "
+        f"{masrl_seconds / mkdocs_seconds:.2f}x"
+    )
     weight = rows[0][1]["weight"]
     for page, target in (("", 400), ("statistics/", 800)):
-        print(f"first load of /{page}: {weight[page] / 1024:.0f} KiB gzip (target under {target} KiB)")
+        print(
+            f"first load of /{page}: {weight[page] / 1024:.0f} KiB gzip (target under {target} KiB)"
+        )
     print(f"search index, loaded when search opens: {weight['search index'] / 1024:.0f} KiB gzip")
 
 

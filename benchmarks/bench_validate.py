@@ -41,9 +41,11 @@ print(json.dumps({"seconds": elapsed, "peak_mib": resource.getrusage(resource.RU
                   "summary": out.getvalue().strip().splitlines()[-1]}))
 """
 
-WORDS = ("agent team credit reward orchestration routing debate verifier planner critic swarm token "
-         "message tool role hierarchical policy gradient value decomposition counterfactual shapley "
-         "benchmark web coding math research spawning aggregation stopping latent communication").split()
+WORDS = (
+    "agent team credit reward orchestration routing debate verifier planner critic swarm token "
+    "message tool role hierarchical policy gradient value decomposition counterfactual shapley "
+    "benchmark web coding math research spawning aggregation stopping latent communication"
+).split()
 
 
 def synthetic_entry(index: int, rng: random.Random) -> dict:
@@ -56,7 +58,11 @@ def synthetic_entry(index: int, rng: random.Random) -> dict:
         "affiliation": "Synthetic Lab",
         "year": rng.randint(2019, 2026),
         "venue": "arXiv",
-        "identifiers": {"arxiv": f"26{rng.randint(1, 9):02d}.{index:05d}", "doi": None, "openreview": None},
+        "identifiers": {
+            "arxiv": f"26{rng.randint(1, 9):02d}.{index:05d}",
+            "doi": None,
+            "openreview": None,
+        },
         "urls": [f"https://example.org/papers/{index}"],
         "category": "rl_method",
         "is_rl": "yes",
@@ -93,13 +99,17 @@ def make_corpus(root: Path, size: int, shared_prefix: bool = False) -> None:
         data["identifiers"]["arxiv"] = f"2601.{index:05d}"
         if data["year"] < 2026:
             data["year"] = 2026
-        write_atomic(root / "corpus" / f"{data['key']}.yaml", yamlio.dumps(data, header=ENTRY_SCHEMA_LINE))
+        write_atomic(
+            root / "corpus" / f"{data['key']}.yaml", yamlio.dumps(data, header=ENTRY_SCHEMA_LINE)
+        )
 
 
 def measure(root: Path, repeats: int = 3) -> dict:
     runs = []
     for _ in range(repeats):
-        output = subprocess.run([sys.executable, "-c", MEASURE, str(root)], check=True, capture_output=True, text=True)
+        output = subprocess.run(
+            [sys.executable, "-c", MEASURE, str(root)], check=True, capture_output=True, text=True
+        )
         runs.append(json.loads(output.stdout))
     best = min(runs, key=lambda r: r["seconds"])
     return best
@@ -108,7 +118,9 @@ def measure(root: Path, repeats: int = 3) -> dict:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", type=int, nargs="*", default=[1000, 5000, 10000])
-    parser.add_argument("--shared-prefix", type=int, default=10000, help="size of the shared-prefix case (0: skip)")
+    parser.add_argument(
+        "--shared-prefix", type=int, default=10000, help="size of the shared-prefix case (0: skip)"
+    )
     args = parser.parse_args()
     rows = [("real corpus (116 records)", measure(REPO_ROOT), 116)]
     with tempfile.TemporaryDirectory() as scratch:
@@ -125,20 +137,30 @@ def main() -> None:
             if baseline is None:
                 root = Path(scratch) / f"synthetic-{args.shared_prefix}"
                 make_corpus(root, args.shared_prefix)
-                baseline = (f"synthetic {args.shared_prefix:,} entries", measure(root), args.shared_prefix)
+                baseline = (
+                    f"synthetic {args.shared_prefix:,} entries",
+                    measure(root),
+                    args.shared_prefix,
+                )
                 rows.append(baseline)
             rows.append(shared)
     print(f"{'input':<28} {'seconds':>8} {'peak MiB':>9} {'ms/record':>10}  summary")
     for label, result, count in rows:
-        print(f"{label:<28} {result['seconds']:>8.3f} {result['peak_mib']:>9.1f} {1000 * result['seconds'] / count:>10.3f}  {result['summary']}")
+        print(
+            f"{label:<28} {result['seconds']:>8.3f} {result['peak_mib']:>9.1f} {1000 * result['seconds'] / count:>10.3f}  {result['summary']}"
+        )
     if shared:
-        print(f"shared-prefix titles vs ordinary titles at {shared[2]:,} entries: "
-              f"{shared[1]['seconds'] / baseline[1]['seconds']:.2f}x (target: under 2x)")
+        print(
+            f"shared-prefix titles vs ordinary titles at {shared[2]:,} entries: "
+            f"{shared[1]['seconds'] / baseline[1]['seconds']:.2f}x (target: under 2x)"
+        )
     ordinary = [r for r in rows[1:] if not r[0].startswith("shared")]
     if len(ordinary) > 1:
         small, large = ordinary[0], ordinary[-1]
         ratio = (large[1]["seconds"] / large[2]) / (small[1]["seconds"] / small[2])
-        print(f"per-record cost at {large[2]:,} vs {small[2]:,} entries: {ratio:.2f}x (1.00x = perfectly linear)")
+        print(
+            f"per-record cost at {large[2]:,} vs {small[2]:,} entries: {ratio:.2f}x (1.00x = perfectly linear)"
+        )
 
 
 if __name__ == "__main__":

@@ -93,10 +93,22 @@ def entry_data(key: str = "alpha2025", /, **overrides) -> dict:
     }
     drop = overrides.pop("drop", ())
     data.update(overrides)
-    if "sub_decision_evidence" not in overrides and isinstance(data.get("sub_decisions"), list) and data["sub_decisions"]:
+    if (
+        "sub_decision_evidence" not in overrides
+        and isinstance(data.get("sub_decisions"), list)
+        and data["sub_decisions"]
+    ):
         # Every O-tag carries one line of evidence, as validate expects.
-        evidence = {tag: f"The method learns decision {tag}." for tag in data["sub_decisions"] if isinstance(tag, str) and tag != "TODO"}
-        data = {**{k: v for k, v in data.items() if k != "summary"}, "sub_decision_evidence": evidence, "summary": data["summary"]}
+        evidence = {
+            tag: f"The method learns decision {tag}."
+            for tag in data["sub_decisions"]
+            if isinstance(tag, str) and tag != "TODO"
+        }
+        data = {
+            **{k: v for k, v in data.items() if k != "summary"},
+            "sub_decision_evidence": evidence,
+            "summary": data["summary"],
+        }
     for name in drop:
         data.pop(name, None)
     return data
@@ -136,13 +148,37 @@ def write_exclusion(root: Path, data: dict, name: str | None = None) -> Path:
 def mini_project(tmp_path: Path) -> Project:
     """A tiny valid corpus (three entries, one exclusion) with the real taxonomy."""
     shutil.copytree(REPO_ROOT / "taxonomy", tmp_path / "taxonomy")
-    shutil.copytree(REPO_ROOT / "screening", tmp_path / "screening", ignore=shutil.ignore_patterns("queue", "decisions", "tags"))
+    shutil.copytree(
+        REPO_ROOT / "screening",
+        tmp_path / "screening",
+        ignore=shutil.ignore_patterns("queue", "decisions", "tags"),
+    )
     write_entry(tmp_path, entry_data("alpha2025"))
-    write_entry(tmp_path, entry_data("beta2024", title="Beta Routing of Subtasks", year=2024,
-                                     credit_units=["message"], credit_mechanism="explicit"))
-    write_entry(tmp_path, entry_data("gamma2023", title="Gamma Benchmark for Agent Teams", category="benchmark",
-                                     is_rl="no", reward_types=[], credit_units=[], credit_mechanism=None,
-                                     sub_decisions=[], evaluation_measures=["outcome"], year=2023))
+    write_entry(
+        tmp_path,
+        entry_data(
+            "beta2024",
+            title="Beta Routing of Subtasks",
+            year=2024,
+            credit_units=["message"],
+            credit_mechanism="explicit",
+        ),
+    )
+    write_entry(
+        tmp_path,
+        entry_data(
+            "gamma2023",
+            title="Gamma Benchmark for Agent Teams",
+            category="benchmark",
+            is_rl="no",
+            reward_types=[],
+            credit_units=[],
+            credit_mechanism=None,
+            sub_decisions=[],
+            evaluation_measures=["outcome"],
+            year=2023,
+        ),
+    )
     write_exclusion(tmp_path, exclusion_data("E001"))
     return Project(tmp_path)
 
@@ -186,7 +222,9 @@ def _published_checkout(tmp_path_factory) -> Path:
     for name in ("README.md", "STATS.md"):
         if (REPO_ROOT / name).exists():
             shutil.copy(REPO_ROOT / name, tmp_path / name)
-    published = json.loads((REPO_ROOT / "snapshots" / f"{PUBLISHED}.json").read_text(encoding="utf-8"))
+    published = json.loads(
+        (REPO_ROOT / "snapshots" / f"{PUBLISHED}.json").read_text(encoding="utf-8")
+    )
     for data in published["entries"]:
         write_entry(tmp_path, _with_evidence(data))
     for data in published["exclusions"]:
@@ -195,7 +233,9 @@ def _published_checkout(tmp_path_factory) -> Path:
     rounds = (REPO_ROOT / "screening" / "rounds.yaml").read_text(encoding="utf-8")
     later = [m.start() for m in re.finditer(r"^  - id: ", rounds, re.MULTILINE)][1:]
     (tmp_path / "screening").mkdir()
-    (tmp_path / "screening" / "rounds.yaml").write_text(rounds[: later[0]] if later else rounds, encoding="utf-8")
+    (tmp_path / "screening" / "rounds.yaml").write_text(
+        rounds[: later[0]] if later else rounds, encoding="utf-8"
+    )
     return tmp_path
 
 

@@ -86,15 +86,28 @@ def test_add_writes_the_facts_and_a_placeholder_for_every_tag(mini_project, fake
     assert text.startswith(ENTRY_SCHEMA_LINE + "\n")
     data = yamlio.loads(text)
     # every field a new entry has, in the model's order (no corrections before publication, no screener)
-    assert list(data) == [s.name for s in entry_specs(load_taxonomy()) if s.name not in ("corrections", "screened_by", "code")]
+    assert list(data) == [
+        s.name
+        for s in entry_specs(load_taxonomy())
+        if s.name not in ("corrections", "screened_by", "code")
+    ]
     assert (data["added"], data["round"]) == (PLACEHOLDER, PLACEHOLDER)
     assert data["title"] == "ShapleyRoute: Credit-Aware Message Routing for LLM Agent Teams"
-    assert data["authors"] == ["Marchand, Élodie", "Zhang, Wei", "van der Berg, Jan", "Ruiz, Jr., Carlos"]
+    assert data["authors"] == [
+        "Marchand, Élodie",
+        "Zhang, Wei",
+        "van der Berg, Jan",
+        "Ruiz, Jr., Carlos",
+    ]
     assert data["authors_complete"] is True
     assert data["affiliation"] == "Université de Test"
     assert data["year"] == 2025  # the first version, not the latest (2026)
     assert data["venue"] == "arXiv"
-    assert data["identifiers"] == {"arxiv": "2509.99901", "doi": "10.5555/fixture.2026.001", "openreview": None}
+    assert data["identifiers"] == {
+        "arxiv": "2509.99901",
+        "doi": "10.5555/fixture.2026.001",
+        "openreview": None,
+    }
     assert data["urls"] == ["https://arxiv.org/abs/2509.99901"]
     assert (data["latest_version"], data["primary_category"]) == ("v3", "cs.MA")
     assert data["journal_ref"] == "Proceedings of the Fixture Workshop on Agent Teams 2026"
@@ -111,7 +124,12 @@ def test_validate_rejects_the_scaffold_until_the_tags_are_filled(mini_project, f
     report = validate_project(mini_project)
     rel = mini_project.relative(result.path)
     placeholder_fields = {p.message.split("'")[1] for p in report.errors if p.code == "placeholder"}
-    assert placeholder_fields == set(TAG_FIELDS) | {"summary", "sub_decision_evidence", "added", "round"}
+    assert placeholder_fields == set(TAG_FIELDS) | {
+        "summary",
+        "sub_decision_evidence",
+        "added",
+        "round",
+    }
     assert {p.path for p in report.errors} == {rel}
 
 
@@ -135,11 +153,29 @@ def test_the_key_falls_back_to_the_surname_and_gets_a_suffix_on_collision(mini_p
     ("title", "authors", "year", "taken", "expected"),
     [
         ("MAGRPO: Multi-Agent GRPO", ["Liu, Shuo"], 2025, set(), "magrpo2025"),
-        ("Dr. MAS: Stable RL for Multi-Agent LLM Systems", ["Feng, Lang"], 2026, set(), "dr-mas2026"),
+        (
+            "Dr. MAS: Stable RL for Multi-Agent LLM Systems",
+            ["Feng, Lang"],
+            2026,
+            set(),
+            "dr-mas2026",
+        ),
         ("Agents: a study of teams", ["Balunović, Mislav"], 2024, set(), "balunovic2024"),
-        ("Learning to route", ["van der Pol, Elise"], 2023, {"van-der-pol2023"}, "van-der-pol2023-b"),
+        (
+            "Learning to route",
+            ["van der Pol, Elise"],
+            2023,
+            {"van-der-pol2023"},
+            "van-der-pol2023-b",
+        ),
         ("GPT-4: a report", ["OpenAI"], 2023, set(), "gpt-4-2023"),
-        ("Plain title", ["Kimi Team"], 2026, {"kimi-team2026", "kimi-team2026-b"}, "kimi-team2026-c"),
+        (
+            "Plain title",
+            ["Kimi Team"],
+            2026,
+            {"kimi-team2026", "kimi-team2026-b"},
+            "kimi-team2026-c",
+        ),
     ],
 )
 def test_generated_keys_are_readable_ascii_and_unique(title, authors, year, taken, expected):
@@ -177,7 +213,9 @@ def test_author_names_are_written_surname_first(arxiv_name, corpus_name):
 def test_exclude_writes_the_next_exclusion_record(mini_project, fake):
     fake.answer_papers()
     choice = ExclusionChoice("abstract_screen", "no_rl_component")
-    result = add_paper(mini_project, "2510.99902", settings_for(fake), exclude=choice, today=dt.date(2026, 3, 1))
+    result = add_paper(
+        mini_project, "2510.99902", settings_for(fake), exclude=choice, today=dt.date(2026, 3, 1)
+    )
     assert result.path == mini_project.exclusions_dir / "E002.yaml"
     data = yamlio.loads(result.path.read_text(encoding="utf-8"))
     assert data == {
@@ -198,10 +236,22 @@ def test_exclude_writes_the_next_exclusion_record(mini_project, fake):
 
 def test_exclude_checks_stage_and_reason_before_asking_arxiv(mini_project, fake):
     fake.answer_papers()
-    with pytest.raises(AddRefused, match="--stage 'abstract' is not a screening stage; use one of: abstract_screen"):
-        add_paper(mini_project, "2510.99902", settings_for(fake), exclude=ExclusionChoice("abstract", "no_rl_component"))
+    with pytest.raises(
+        AddRefused, match="--stage 'abstract' is not a screening stage; use one of: abstract_screen"
+    ):
+        add_paper(
+            mini_project,
+            "2510.99902",
+            settings_for(fake),
+            exclude=ExclusionChoice("abstract", "no_rl_component"),
+        )
     with pytest.raises(AddRefused, match="--reason 'no_rl'"):
-        add_paper(mini_project, "2510.99902", settings_for(fake), exclude=ExclusionChoice("abstract_screen", "no_rl"))
+        add_paper(
+            mini_project,
+            "2510.99902",
+            settings_for(fake),
+            exclude=ExclusionChoice("abstract_screen", "no_rl"),
+        )
     assert fake.requests() == []
 
 
@@ -212,7 +262,10 @@ def test_exclude_checks_stage_and_reason_before_asking_arxiv(mini_project, fake)
 def test_a_paper_already_in_the_corpus_is_refused_without_asking_arxiv(repo_copy, fake):
     fake.answer_papers()
     before = snapshot(repo_copy)
-    with pytest.raises(AddRefused, match=r"already recorded in corpus/magrpo\.yaml \(same identifier arxiv:2508\.04652\)"):
+    with pytest.raises(
+        AddRefused,
+        match=r"already recorded in corpus/magrpo\.yaml \(same identifier arxiv:2508\.04652\)",
+    ):
         add_paper(repo_copy, "arXiv:2508.04652v2", settings_for(fake))
     assert fake.requests() == []
     assert snapshot(repo_copy) == before
@@ -220,16 +273,24 @@ def test_a_paper_already_in_the_corpus_is_refused_without_asking_arxiv(repo_copy
 
 def test_a_paper_in_the_exclusion_log_is_refused(mini_project, fake):
     fake.answer_papers()
-    write_exclusion(mini_project.root, exclusion_data("E007", identifier="arXiv:2510.99902",
-                                                      url="https://arxiv.org/abs/2510.99902"))
+    write_exclusion(
+        mini_project.root,
+        exclusion_data(
+            "E007", identifier="arXiv:2510.99902", url="https://arxiv.org/abs/2510.99902"
+        ),
+    )
     with pytest.raises(AddRefused, match=r"exclusions/E007\.yaml"):
         add_paper(mini_project, "2510.99902", settings_for(fake))
 
 
 def test_a_near_identical_title_is_refused_after_the_lookup(mini_project, fake):
     fake.answer_papers()
-    write_entry(mini_project.root, entry_data(
-        "routing2025", title="ShapleyRoute: credit-aware message routing for LLM agent-teams"))
+    write_entry(
+        mini_project.root,
+        entry_data(
+            "routing2025", title="ShapleyRoute: credit-aware message routing for LLM agent-teams"
+        ),
+    )
     before = snapshot(mini_project)
     with pytest.raises(AddRefused, match=r"corpus/routing2025\.yaml \(near-identical title\)"):
         add_paper(mini_project, "2509.99901", settings_for(fake))
@@ -249,22 +310,60 @@ def closed_port_url() -> str:
 
 
 FAILURES = {
-    "server error": (lambda f: f.then_status(500).then_status(500).then_status(500), {},
-                     ArxivServerError, "arXiv had a server error (HTTP 500); gave up after 3 attempts"),
-    "rate limited, asks too long": (lambda f: f.then_status(429, {"Retry-After": "120"}), {},
-                                    ArxivRateLimited, "limiting requests (HTTP 429); it asks to wait 120 s, longer than the 30 s"),
-    "rate limited throughout": (lambda f: f.then_status(503, {"Retry-After": "0"}).then_status(503, {"Retry-After": "0"}),
-                                {"retries": 1}, ArxivRateLimited, "limiting requests (HTTP 503); it asks to wait 0 s; gave up after 2 attempts"),
-    "refused request": (lambda f: f.then_status(400), {}, ArxivRequestRejected, "arXiv refused the request (HTTP 400)"),
-    "unknown identifier": (lambda f: f.then_recorded("empty.xml"), {}, ArxivNotFound, "arXiv has no paper with the id 2510.99902"),
-    "error entry": (lambda f: f.then_recorded("error_entry.xml"), {}, ArxivRequestRejected,
-                    "arXiv rejected the query: incorrect id format for 1234.5678"),
-    "malformed answer": (lambda f: f.then_recorded("malformed.xml"), {"retries": 0}, ArxivBadAnswer,
-                         "arXiv sent malformed XML"),
-    "empty answer": (lambda f: f.then_status(200, body=""), {"retries": 0}, ArxivBadAnswer,
-                     "arXiv sent an empty answer"),
-    "slow answer": (lambda f: f.then_slow(0.8), {"timeout": 0.3, "retries": 0}, ArxivTimeout,
-                    "arXiv did not answer within 0.3 s; gave up after 1 attempt; try again later or allow more time with --timeout"),
+    "server error": (
+        lambda f: f.then_status(500).then_status(500).then_status(500),
+        {},
+        ArxivServerError,
+        "arXiv had a server error (HTTP 500); gave up after 3 attempts",
+    ),
+    "rate limited, asks too long": (
+        lambda f: f.then_status(429, {"Retry-After": "120"}),
+        {},
+        ArxivRateLimited,
+        "limiting requests (HTTP 429); it asks to wait 120 s, longer than the 30 s",
+    ),
+    "rate limited throughout": (
+        lambda f: f.then_status(503, {"Retry-After": "0"}).then_status(503, {"Retry-After": "0"}),
+        {"retries": 1},
+        ArxivRateLimited,
+        "limiting requests (HTTP 503); it asks to wait 0 s; gave up after 2 attempts",
+    ),
+    "refused request": (
+        lambda f: f.then_status(400),
+        {},
+        ArxivRequestRejected,
+        "arXiv refused the request (HTTP 400)",
+    ),
+    "unknown identifier": (
+        lambda f: f.then_recorded("empty.xml"),
+        {},
+        ArxivNotFound,
+        "arXiv has no paper with the id 2510.99902",
+    ),
+    "error entry": (
+        lambda f: f.then_recorded("error_entry.xml"),
+        {},
+        ArxivRequestRejected,
+        "arXiv rejected the query: incorrect id format for 1234.5678",
+    ),
+    "malformed answer": (
+        lambda f: f.then_recorded("malformed.xml"),
+        {"retries": 0},
+        ArxivBadAnswer,
+        "arXiv sent malformed XML",
+    ),
+    "empty answer": (
+        lambda f: f.then_status(200, body=""),
+        {"retries": 0},
+        ArxivBadAnswer,
+        "arXiv sent an empty answer",
+    ),
+    "slow answer": (
+        lambda f: f.then_slow(0.8),
+        {"timeout": 0.3, "retries": 0},
+        ArxivTimeout,
+        "arXiv did not answer within 0.3 s; gave up after 1 attempt; try again later or allow more time with --timeout",
+    ),
 }
 
 
@@ -284,7 +383,10 @@ def test_each_failure_gives_one_clear_message_and_writes_nothing(case, mini_proj
 def test_an_unreachable_server_is_reported(mini_project):
     settings = ArxivSettings(api_url=closed_port_url(), timeout=1, retries=1, backoff=0, delay=0)
     before = snapshot(mini_project)
-    with pytest.raises(ArxivUnreachable, match=r"cannot reach the arXiv API at http://127\.0\.0\.1:\d+/api/query .*gave up after 2 attempts"):
+    with pytest.raises(
+        ArxivUnreachable,
+        match=r"cannot reach the arXiv API at http://127\.0\.0\.1:\d+/api/query .*gave up after 2 attempts",
+    ):
         add_paper(mini_project, "2510.99902", settings, sleep=Sleeps())
     assert snapshot(mini_project) == before
 
@@ -302,7 +404,12 @@ def test_backoff_is_bounded_by_the_maximum_wait(mini_project, fake):
     fake.then_status(500).then_status(500).then_status(500)
     sleeps = Sleeps()
     with pytest.raises(ArxivServerError):
-        add_paper(mini_project, "2510.99902", settings_for(fake, backoff=20.0, max_wait=30.0), sleep=sleeps)
+        add_paper(
+            mini_project,
+            "2510.99902",
+            settings_for(fake, backoff=20.0, max_wait=30.0),
+            sleep=sleeps,
+        )
     assert sleeps == [20.0, 30.0]
 
 
@@ -351,7 +458,9 @@ def test_cli_failure_is_one_line_on_stderr_and_writes_nothing(mini_project, fake
 
 
 def test_cli_duplicate_names_the_file(repo_copy, fake):
-    result = invoke(["add", "https://arxiv.org/pdf/2508.04652v3", "--root", str(repo_copy.root)], fake)
+    result = invoke(
+        ["add", "https://arxiv.org/pdf/2508.04652v3", "--root", str(repo_copy.root)], fake
+    )
     assert result.exit_code == 1
     assert "already recorded in corpus/magrpo.yaml" in result.stderr
 
@@ -359,18 +468,38 @@ def test_cli_duplicate_names_the_file(repo_copy, fake):
 def test_cli_option_errors(mini_project, fake):
     result = invoke(["add", "2510.99902", "--root", str(mini_project.root), "--exclude"], fake)
     assert result.exit_code == 2 and "--exclude needs --stage and --reason" in result.output
-    result = invoke(["add", "2510.99902", "--root", str(mini_project.root), "--api-url", "ftp://example.org"])
+    result = invoke(
+        ["add", "2510.99902", "--root", str(mini_project.root), "--api-url", "ftp://example.org"]
+    )
     assert result.exit_code == 2 and "is not an http(s) URL" in result.output
 
 
 def test_cli_exclude(mini_project, fake):
     fake.answer_papers()
-    result = invoke(["add", "2510.99902", "--root", str(mini_project.root), "--exclude", "--stage", "full_text_screen",
-                     "--reason", "single_agent", "--query-family", "multi_agent_llm"], fake)
+    result = invoke(
+        [
+            "add",
+            "2510.99902",
+            "--root",
+            str(mini_project.root),
+            "--exclude",
+            "--stage",
+            "full_text_screen",
+            "--reason",
+            "single_agent",
+            "--query-family",
+            "multi_agent_llm",
+        ],
+        fake,
+    )
     assert result.exit_code == 0, result.output
     assert "created exclusions/E002.yaml" in result.output
     data = yamlio.loads((mini_project.exclusions_dir / "E002.yaml").read_text(encoding="utf-8"))
-    assert (data["stage"], data["reason_code"], data["query_family"]) == ("full_text_screen", "single_agent", "multi_agent_llm")
+    assert (data["stage"], data["reason_code"], data["query_family"]) == (
+        "full_text_screen",
+        "single_agent",
+        "multi_agent_llm",
+    )
     assert data["date_screened"] == dt.date.today().isoformat()
 
 
@@ -399,14 +528,23 @@ FILLED_TAGS = {
 
 
 def run_masrl(*args: str, root: Path, env: dict[str, str]) -> subprocess.CompletedProcess:
-    return subprocess.run([str(MASRL), *args], cwd=root, env=env, capture_output=True, text=True, timeout=120)
+    return subprocess.run(
+        [str(MASRL), *args], cwd=root, env=env, capture_output=True, text=True, timeout=120
+    )
 
 
-@pytest.mark.skipif(not MASRL.exists(), reason="the masrl console script is not installed next to this Python")
+@pytest.mark.skipif(
+    not MASRL.exists(), reason="the masrl console script is not installed next to this Python"
+)
 def test_new_contributor_adds_tags_validates_builds_and_checks(repo_copy, fake):
     fake.answer_papers()
     root = repo_copy.root
-    env = {**os.environ, "MASRL_ARXIV_API_URL": fake.url, "MASRL_ARXIV_DELAY": "0", "MASRL_ROOT": str(root)}
+    env = {
+        **os.environ,
+        "MASRL_ARXIV_API_URL": fake.url,
+        "MASRL_ARXIV_DELAY": "0",
+        "MASRL_ROOT": str(root),
+    }
 
     added = run_masrl("add", "2509.99901", root=root, env=env)
     assert added.returncode == 0, added.stderr

@@ -13,9 +13,11 @@ from masrl.screening.agreement import Ratings, agreement, project_agreement, rea
 # One worker imports scikit-learn, pandas and ASReview (2 s) for the screening tests, not both.
 pytestmark = pytest.mark.xdist_group("screening")
 
-HEADER = ("key,orig_category,ann_category,orig_is_rl,ann_is_rl,orig_reward_type,ann_reward_type,"
-          "orig_credit_granularity,ann_credit_granularity,orig_orchestration_form,ann_orchestration_form,"
-          "strict_explicit_credit,agreement_note,annotator_note\n")
+HEADER = (
+    "key,orig_category,ann_category,orig_is_rl,ann_is_rl,orig_reward_type,ann_reward_type,"
+    "orig_credit_granularity,ann_credit_granularity,orig_orchestration_form,ann_orchestration_form,"
+    "strict_explicit_credit,agreement_note,annotator_note\n"
+)
 ROWS = (
     "alpha2025,rl_method,rl_method,yes,yes,shared;hybrid,hybrid;shared,agent,agent,NA,NA,no,,\n"
     "beta2024,rl_method,benchmark,yes,yes,shared,shared,message,agent,O2,O2,yes,,routing looks learned\n"
@@ -52,7 +54,8 @@ def test_audit_csv_gives_kappa_alpha_and_the_disagreements(audit):
     assert (category.units, category.observed, category.kappa) == (4, 0.75, 0.5)
     assert category.alpha == pytest.approx(1 - 0.25 / (30 / 56), abs=1e-4)
     assert [(d.unit, d.values) for d in category.disagreements] == [
-        ("beta2024", (("annotator", "benchmark"), ("original", "rl_method")))]
+        ("beta2024", (("annotator", "benchmark"), ("original", "rl_method")))
+    ]
     # multi-valued cells compare as sets; NA is a value; an empty cell is a missing rating
     assert results["reward_type"].observed == 1.0 and results["reward_type"].disagreements == ()
     assert results["is_rl"].units == 3
@@ -73,14 +76,33 @@ def test_decisions_by_several_screeners(mini_project):
 
 def test_cli_prints_a_table_and_json(mini_project, audit):
     runner = CliRunner()
-    text = runner.invoke(main, ["agreement", "--audit", str(audit), "--root", str(mini_project.root)])
+    text = runner.invoke(
+        main, ["agreement", "--audit", str(audit), "--root", str(mini_project.root)]
+    )
     assert text.exit_code == 0, text.output
     assert "disagree category beta2024: annotator=benchmark; original=rl_method" in text.output
     assert text.output.splitlines()[-1] == "agreement: 5 field(s), 2 disagreement(s) to adjudicate"
-    data = json.loads(runner.invoke(main, ["agreement", "--audit", str(audit), "--format", "json",
-                                           "--root", str(mini_project.root)]).output)
-    assert [f["field"] for f in data["fields"]] == ["category", "is_rl", "reward_type", "credit_granularity",
-                                                    "orchestration_form"]
+    data = json.loads(
+        runner.invoke(
+            main,
+            [
+                "agreement",
+                "--audit",
+                str(audit),
+                "--format",
+                "json",
+                "--root",
+                str(mini_project.root),
+            ],
+        ).output
+    )
+    assert [f["field"] for f in data["fields"]] == [
+        "category",
+        "is_rl",
+        "reward_type",
+        "credit_granularity",
+        "orchestration_form",
+    ]
 
 
 def test_a_csv_in_the_wrong_layout_is_one_line(tmp_path, mini_project):
@@ -88,9 +110,14 @@ def test_a_csv_in_the_wrong_layout_is_one_line(tmp_path, mini_project):
     bad.write_text("key,category\nalpha2025,rl_method\n", encoding="utf-8")
     with pytest.raises(InputError, match="lacks the column"):
         read_audit_csv(bad, Ratings())
-    result = CliRunner().invoke(main, ["agreement", "--audit", str(bad), "--root", str(mini_project.root)])
+    result = CliRunner().invoke(
+        main, ["agreement", "--audit", str(bad), "--root", str(mini_project.root)]
+    )
     assert result.exit_code == 1
-    assert len(result.output.strip().splitlines()) == 1 and ":1: the audit CSV lacks the column(s) orig_category" in result.output
+    assert (
+        len(result.output.strip().splitlines()) == 1
+        and ":1: the audit CSV lacks the column(s) orig_category" in result.output
+    )
     twice = tmp_path / "twice.csv"
     twice.write_text(HEADER + ROWS + ROWS.splitlines(keepends=True)[0], encoding="utf-8")
     with pytest.raises(InputError, match="audited twice"):
@@ -103,9 +130,17 @@ def test_a_hand_edited_decisions_file_is_checked_like_screen_checks_it(mini_proj
     (folder / "2026-11.yaml").write_text(
         "decisions:\n"
         "  - {record: '2606.01001', screener: alice, decision: maybe, date: '2026-11-23'}\n"
-        "  - {record: '2606.01001', screener: bob, decision: exclude, date: 'yesterday'}\n", encoding="utf-8")
+        "  - {record: '2606.01001', screener: bob, decision: exclude, date: 'yesterday'}\n",
+        encoding="utf-8",
+    )
     result = CliRunner().invoke(main, ["agreement", "--root", str(mini_project.root)])
     assert result.exit_code == 1
-    assert "screening/decisions/2026-11.yaml:2: decision 'maybe' is not one of include, exclude, defer" in result.output
+    assert (
+        "screening/decisions/2026-11.yaml:2: decision 'maybe' is not one of include, exclude, defer"
+        in result.output
+    )
     assert "screening/decisions/2026-11.yaml:3: date 'yesterday' is not YYYY-MM-DD" in result.output
-    assert "screening/decisions/2026-11.yaml:3: an exclude decision needs a 'reason_code'" in result.output
+    assert (
+        "screening/decisions/2026-11.yaml:3: an exclude decision needs a 'reason_code'"
+        in result.output
+    )

@@ -15,7 +15,9 @@ from conftest import REPO_ROOT
 def test_the_import_layers_hold():
     lint_imports = shutil.which("lint-imports", path=str(Path(sys.executable).parent))
     assert lint_imports, "import-linter is not installed: run `make setup`"
-    result = subprocess.run([lint_imports, "--no-cache"], cwd=REPO_ROOT, capture_output=True, text=True, timeout=120)
+    result = subprocess.run(
+        [lint_imports, "--no-cache"], cwd=REPO_ROOT, capture_output=True, text=True, timeout=120
+    )
     assert result.returncode == 0, result.stdout[-3000:] + result.stderr
     assert "0 broken" in result.stdout
 
@@ -24,7 +26,9 @@ def test_architecture_md_states_the_contracts_layers():
     """The one-page description and the enforced contract name the same layers, in the same order."""
     import tomllib
 
-    config = tomllib.loads((REPO_ROOT / "pyproject.toml").read_text(encoding="utf-8"))["tool"]["importlinter"]
+    config = tomllib.loads((REPO_ROOT / "pyproject.toml").read_text(encoding="utf-8"))["tool"][
+        "importlinter"
+    ]
     (layers,) = [c["layers"] for c in config["contracts"] if c["type"] == "layers"]
     text = (REPO_ROOT / "ARCHITECTURE.md").read_text(encoding="utf-8")
     stated = text.split("<!-- layers -->")[1].split("<!-- /layers -->")[0]

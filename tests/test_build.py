@@ -57,12 +57,21 @@ def test_replace_block_keeps_everything_outside_the_markers():
     assert replace_block(new, "1. fresh\n") == new
 
 
-@pytest.mark.parametrize(("readme", "message"), [
-    ("# masrl\n\nno markers\n", f"the marker {BEGIN_MARKER} is missing"),
-    (f"# masrl\n{BEGIN_MARKER}\n", f"the marker {END_MARKER} is missing"),
-    (f"{BEGIN_MARKER}\n{END_MARKER}\n{BEGIN_MARKER}\n", f"{BEGIN_MARKER} appears 2 times (lines 1, 3)"),
-    (f"{END_MARKER}\n{BEGIN_MARKER}\n", f"README.md:1: {END_MARKER} comes before {BEGIN_MARKER} (line 2)"),
-])
+@pytest.mark.parametrize(
+    ("readme", "message"),
+    [
+        ("# masrl\n\nno markers\n", f"the marker {BEGIN_MARKER} is missing"),
+        (f"# masrl\n{BEGIN_MARKER}\n", f"the marker {END_MARKER} is missing"),
+        (
+            f"{BEGIN_MARKER}\n{END_MARKER}\n{BEGIN_MARKER}\n",
+            f"{BEGIN_MARKER} appears 2 times (lines 1, 3)",
+        ),
+        (
+            f"{END_MARKER}\n{BEGIN_MARKER}\n",
+            f"README.md:1: {END_MARKER} comes before {BEGIN_MARKER} (line 2)",
+        ),
+    ],
+)
 def test_replace_block_refuses_bad_markers(readme, message):
     with pytest.raises(ReadmeMarkersError) as caught:
         replace_block(readme, "x\n")
@@ -76,23 +85,41 @@ def test_no_readme_means_no_readme_output(mini_project):
 
 def test_paper_list_groups_by_category_in_taxonomy_order(mini_project):
     text = paper_list(load_corpus(mini_project))
-    methods, benchmarks = text.index("### RL and post-training methods (2)"), text.index("### Benchmarks (1)")
+    methods, benchmarks = (
+        text.index("### RL and post-training methods (2)"),
+        text.index("### Benchmarks (1)"),
+    )
     assert methods < benchmarks
     assert "### Surveys" not in text  # empty categories are left out
     # newest first, numbered per category, linked bold title, year, chips, first author, venue, summary
-    assert "1. **[Alpha Team Training for alpha2025](https://example.org/alpha2025)** (2025) `RL`" in text
+    assert (
+        "1. **[Alpha Team Training for alpha2025](https://example.org/alpha2025)** (2025) `RL`"
+        in text
+    )
     assert "2. **[Beta Routing of Subtasks](https://example.org/beta2024)** (2024)" in text
-    assert "`reward:shared` `credit:message` `explicit credit` `topology:centralized` `O2 delegate`" in text
-    assert "— Doe et al., _arXiv_.<br>\n   Trains a small team of language agents with a shared reward." in text
+    assert (
+        "`reward:shared` `credit:message` `explicit credit` `topology:centralized` `O2 delegate`"
+        in text
+    )
+    assert (
+        "— Doe et al., _arXiv_.<br>\n   Trains a small team of language agents with a shared reward."
+        in text
+    )
     assert "`measures:outcome`" in text
 
 
 def test_corpus_strings_cannot_inject_links_or_html(mini_project):
-    write_entry(mini_project.root, entry_data(
-        "evil2025", title="Click [here](https://evil.example) <script>alert(1)</script>",
-        summary="A *bold* claim with `code` and <img src=x onerror=alert(1)> inside.",
-        urls=["https://example.org/a_(b)"],  # "<" in a link is refused by validate (venues are a vocabulary)
-    ))
+    write_entry(
+        mini_project.root,
+        entry_data(
+            "evil2025",
+            title="Click [here](https://evil.example) <script>alert(1)</script>",
+            summary="A *bold* claim with `code` and <img src=x onerror=alert(1)> inside.",
+            urls=[
+                "https://example.org/a_(b)"
+            ],  # "<" in a link is refused by validate (venues are a vocabulary)
+        ),
+    )
     text = paper_list(load_corpus(mini_project))
     assert "<script>" not in text and "<img" not in text
     assert not re.search(r"(?<!\\)\]\(https://evil", text)  # the bracket is escaped: no link
@@ -115,7 +142,9 @@ def test_stats_snapshot_holds_claims_gaps_stats_and_figures(repo_copy):
     for heading in ("## Claims", "## Gaps", "## Statistics", "## Figures"):
         assert f"\n{heading}\n" in text
     assert "| `no-rl-stopping` | true | true | holds |" in text
-    assert "84 retained entries and 32 excluded records: 116 audited records in all." in text  # the published state
+    assert (
+        "84 retained entries and 32 excluded records: 116 audited records in all." in text
+    )  # the published state
     assert "![Screening flow](figures/screening-flow.svg)" in text
 
 
@@ -130,9 +159,16 @@ def test_build_twice_gives_identical_bytes(tmp_path):
     project = Project(tmp_path)
     (tmp_path / "README.md").write_text(README, encoding="utf-8")
     written = build.build(project)  # no STATS.md or figures yet
-    assert {"README.md", "STATS.md", "figures/screening-flow.png", "figures/axis-counts.svg"} <= set(written)
+    assert {
+        "README.md",
+        "STATS.md",
+        "figures/screening-flow.png",
+        "figures/axis-counts.svg",
+    } <= set(written)
     first = {rel: (tmp_path / rel).read_bytes() for rel in written}
-    assert build.build(project) == []  # a second build regenerates every file and finds the same bytes
+    assert (
+        build.build(project) == []
+    )  # a second build regenerates every file and finds the same bytes
     assert {rel: (tmp_path / rel).read_bytes() for rel in written} == first
     readme = (tmp_path / "README.md").read_text()
     assert readme.startswith("# masrl\n\nHand-written introduction")

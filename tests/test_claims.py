@@ -37,7 +37,9 @@ STOPPER = entry_data(
 @pytest.fixture(scope="module")
 def real_results(published_corpus):
     """The ledger on the survey as published (the frozen snapshot): every claim must hold there."""
-    return {r.id: r for r in evaluate_claims(published_corpus, REPO_ROOT / "claims" / "ledger.yaml")}
+    return {
+        r.id: r for r in evaluate_claims(published_corpus, REPO_ROOT / "claims" / "ledger.yaml")
+    }
 
 
 def write_ledger(path: Path, text: str) -> Path:
@@ -78,7 +80,9 @@ def test_the_live_corpus_reports_changed_claims_with_their_causes():
     size = next(c for c in report.comparisons if c.id == "corpus-size")
     expected = {"retained": REAL_ENTRIES, "excluded": REAL_EXCLUSIONS, "audited": REAL_AUDITED}
     assert size.live.live == expected
-    assert (size.status == "holds") == (expected == {"retained": 84, "excluded": 32, "audited": 116})
+    assert (size.status == "holds") == (
+        expected == {"retained": 84, "excluded": 32, "audited": 116}
+    )
     for changed in report.changed:
         assert changed.causes, changed.id  # every changed claim names the records that changed it
 
@@ -109,15 +113,24 @@ def test_cli_exits_1_and_github_annotations_name_claim_and_entry(repo_copy):
     assert runner.invoke(main, ["claims", "--root", str(repo_copy.root)]).exit_code == 0
     write_entry(repo_copy.root, STOPPER)
     # Against the frozen snapshot the claim changed; --strict makes that an error.
-    result = runner.invoke(main, ["claims", "--root", str(repo_copy.root), "--format", "github", "--strict"])
+    result = runner.invoke(
+        main, ["claims", "--root", str(repo_copy.root), "--format", "github", "--strict"]
+    )
     assert result.exit_code == 1
     lines = result.output.splitlines()
-    ledger_line = next(line for line in lines if "title=masrl claims%3A no-rl-stopping" in line
-                       and "file=claims/ledger.yaml" in line)
+    ledger_line = next(
+        line
+        for line in lines
+        if "title=masrl claims%3A no-rl-stopping" in line and "file=claims/ledger.yaml" in line
+    )
     assert ledger_line.startswith("::error file=claims/ledger.yaml,line=")
     assert "stopper2026" in ledger_line
-    assert any(line.startswith("::error file=corpus/stopper2026.yaml,line=1,title=masrl claims%3A no-rl-stopping::")
-               for line in lines)
+    assert any(
+        line.startswith(
+            "::error file=corpus/stopper2026.yaml,line=1,title=masrl claims%3A no-rl-stopping::"
+        )
+        for line in lines
+    )
     assert lines[-1].startswith("claims: ") and "no-rl-stopping" in lines[-1]
 
 
@@ -185,9 +198,20 @@ def test_query_operations(mini_project):
 
 
 def test_a_tie_never_satisfies_most_common(mini_project):
-    write_entry(mini_project.root, entry_data("delta2022", category="benchmark", is_rl="no", reward_types=[],
-                                              credit_units=[], credit_mechanism=None, sub_decisions=[],
-                                              evaluation_measures=["outcome"], year=2022))
+    write_entry(
+        mini_project.root,
+        entry_data(
+            "delta2022",
+            category="benchmark",
+            is_rl="no",
+            reward_types=[],
+            credit_units=[],
+            credit_mechanism=None,
+            sub_decisions=[],
+            evaluation_measures=["outcome"],
+            year=2022,
+        ),
+    )
     result = results_for(mini_project, LEDGER)["top-category"]
     assert not result.holds
     assert result.live == ["rl_method", "benchmark"]
@@ -203,31 +227,78 @@ def test_counts_report_changed_values(mini_project):
 # -- ledger validation --------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize(("ledger", "line", "message"), [
-    ("claims:\n  - id: a-b\n    statment: x\n    statement: x\n    query: {none: {category: [survey]}}\n"
-     "    expect: false\n    boundary: x\n", 3, "unknown claim field 'statment'. Did you mean 'statement'?"),
-    ("claims:\n  - id: a-b\n    statement: x\n    query:\n      none: {credit_units: [mesage]}\n"
-     "    expect: true\n    boundary: x\n", 5, "unknown value 'mesage' for credit_units. Did you mean 'message'?"),
-    ("claims:\n  - id: a-b\n    statement: x\n    query:\n      none: {credit_unit: [message]}\n"
-     "    expect: true\n    boundary: x\n", 5, "unknown field 'credit_unit'. Did you mean 'credit_units'?"),
-    ("claims:\n  - id: a-b\n    statement: x\n    query:\n      sum: {category: [survey]}\n"
-     "    expect: 1\n    boundary: x\n", 4, "query must hold exactly one of"),
-    ("claims:\n  - id: a-b\n    statement: x\n    query:\n      count: {category: [survey]}\n"
-     "      where: {is_rl: [\"no\"]}\n    expect: 1\n    boundary: x\n", 6, "'where' is not allowed in a count query"),
-    ("claims:\n  - id: a-b\n    statement: x\n    query: {count: {category: [survey]}}\n"
-     "    expect: many\n    boundary: x\n", 5, "a count query expects a whole number"),
-    ("claims:\n  - id: a-b\n    statement: x\n    query: {count: {category: [survey]}}\n"
-     "    expect: 2\n    entries: [a]\n    boundary: x\n", 6, "entries lists 1 keys but expect counts 2"),
-    ("claims:\n  - id: a-b\n    statement: x\n    query: {most_common: category}\n"
-     "    expect: rl-method\n    boundary: x\n", 5, "Did you mean 'rl_method'?"),
-    ("claims:\n  - id: a-b\n    statement: x\n    query: {most_common: category}\n    expect: survey\n"
-     "    boundary: x\n  - id: a-b\n    statement: y\n    query: {most_common: category}\n    expect: survey\n"
-     "    boundary: y\n", 7, "claim id 'a-b' is used twice (first on line 2)"),
-    ("claims:\n  - id: a-b\n    statement: x\n    query: {count: \"__import__('os').system('true')\"}\n"
-     "    expect: 1\n    boundary: x\n", 4, "expected a mapping of field to a list of values"),
-    ("claims:\n  - &x {id: a}\n  - *x\n", 2, "not allowed in masrl data files"),  # no alias expansion
-    ("claimz: []\n", 1, "expected a mapping with one key, claims"),
-])
+@pytest.mark.parametrize(
+    ("ledger", "line", "message"),
+    [
+        (
+            "claims:\n  - id: a-b\n    statment: x\n    statement: x\n    query: {none: {category: [survey]}}\n"
+            "    expect: false\n    boundary: x\n",
+            3,
+            "unknown claim field 'statment'. Did you mean 'statement'?",
+        ),
+        (
+            "claims:\n  - id: a-b\n    statement: x\n    query:\n      none: {credit_units: [mesage]}\n"
+            "    expect: true\n    boundary: x\n",
+            5,
+            "unknown value 'mesage' for credit_units. Did you mean 'message'?",
+        ),
+        (
+            "claims:\n  - id: a-b\n    statement: x\n    query:\n      none: {credit_unit: [message]}\n"
+            "    expect: true\n    boundary: x\n",
+            5,
+            "unknown field 'credit_unit'. Did you mean 'credit_units'?",
+        ),
+        (
+            "claims:\n  - id: a-b\n    statement: x\n    query:\n      sum: {category: [survey]}\n"
+            "    expect: 1\n    boundary: x\n",
+            4,
+            "query must hold exactly one of",
+        ),
+        (
+            "claims:\n  - id: a-b\n    statement: x\n    query:\n      count: {category: [survey]}\n"
+            '      where: {is_rl: ["no"]}\n    expect: 1\n    boundary: x\n',
+            6,
+            "'where' is not allowed in a count query",
+        ),
+        (
+            "claims:\n  - id: a-b\n    statement: x\n    query: {count: {category: [survey]}}\n"
+            "    expect: many\n    boundary: x\n",
+            5,
+            "a count query expects a whole number",
+        ),
+        (
+            "claims:\n  - id: a-b\n    statement: x\n    query: {count: {category: [survey]}}\n"
+            "    expect: 2\n    entries: [a]\n    boundary: x\n",
+            6,
+            "entries lists 1 keys but expect counts 2",
+        ),
+        (
+            "claims:\n  - id: a-b\n    statement: x\n    query: {most_common: category}\n"
+            "    expect: rl-method\n    boundary: x\n",
+            5,
+            "Did you mean 'rl_method'?",
+        ),
+        (
+            "claims:\n  - id: a-b\n    statement: x\n    query: {most_common: category}\n    expect: survey\n"
+            "    boundary: x\n  - id: a-b\n    statement: y\n    query: {most_common: category}\n    expect: survey\n"
+            "    boundary: y\n",
+            7,
+            "claim id 'a-b' is used twice (first on line 2)",
+        ),
+        (
+            "claims:\n  - id: a-b\n    statement: x\n    query: {count: \"__import__('os').system('true')\"}\n"
+            "    expect: 1\n    boundary: x\n",
+            4,
+            "expected a mapping of field to a list of values",
+        ),
+        (
+            "claims:\n  - &x {id: a}\n  - *x\n",
+            2,
+            "not allowed in masrl data files",
+        ),  # no alias expansion
+        ("claimz: []\n", 1, "expected a mapping with one key, claims"),
+    ],
+)
 def test_ledger_problems_name_file_and_line(mini_project, ledger, line, message):
     with pytest.raises(LedgerError) as caught:
         results_for(mini_project, ledger)
@@ -240,7 +311,9 @@ def test_cli_reports_an_invalid_ledger(mini_project):
     write_ledger(mini_project.root / "claims" / "ledger.yaml", "claims:\n  - id: x\n")
     result = CliRunner().invoke(main, ["claims", "--root", str(mini_project.root)])
     assert result.exit_code == 1
-    assert "claims/ledger.yaml:2: claim is missing statement, query, expect, boundary" in result.output
+    assert (
+        "claims/ledger.yaml:2: claim is missing statement, query, expect, boundary" in result.output
+    )
 
 
 # -- formats ------------------------------------------------------------------------------------

@@ -29,12 +29,16 @@ def arxiv(httpserver, repo_copy):
 
 
 def client_for(arxiv, retries=1):
-    return ArxivClient(ArxivSettings(api_url=arxiv.url, delay=0, retries=retries, backoff=0, timeout=5),
-                       sleep=lambda seconds: None)
+    return ArxivClient(
+        ArxivSettings(api_url=arxiv.url, delay=0, retries=retries, backoff=0, timeout=5),
+        sleep=lambda seconds: None,
+    )
 
 
 def run(project, arxiv, families=FAMILIES, retries=1):
-    return discover(project, SINCE, UNTIL, client_for(arxiv, retries), families=families, today=TODAY)
+    return discover(
+        project, SINCE, UNTIL, client_for(arxiv, retries), families=families, today=TODAY
+    )
 
 
 def queue_files(project):
@@ -44,8 +48,11 @@ def queue_files(project):
 def test_discover_queues_only_new_papers_with_their_families(repo_copy, arxiv):
     result = run(repo_copy, arxiv)
     assert result.added == ["2606.01001", "2606.01002", "2606.01003"]
-    assert result.known == {"2508.04652": "corpus/magrpo.yaml", "2606.01009": "exclusions/E001.yaml",
-                            "2606.01010": "corpus/dec-pomdp2002.yaml"}
+    assert result.known == {
+        "2508.04652": "corpus/magrpo.yaml",
+        "2606.01009": "exclusions/E001.yaml",
+        "2606.01010": "corpus/dec-pomdp2002.yaml",
+    }
     assert queue_files(repo_copy) == ["2606.01001.yaml", "2606.01002.yaml", "2606.01003.yaml"]
     data = yamlio.load_file(repo_copy.root / "screening" / "queue" / "2606.01002.yaml")
     assert dict(data) == {
@@ -72,11 +79,16 @@ def test_discover_queues_only_new_papers_with_their_families(repo_copy, arxiv):
 
 def test_a_second_run_adds_nothing_twice(repo_copy, arxiv):
     run(repo_copy, arxiv)
-    before = {name: (repo_copy.root / "screening" / "queue" / name).read_bytes() for name in queue_files(repo_copy)}
+    before = {
+        name: (repo_copy.root / "screening" / "queue" / name).read_bytes()
+        for name in queue_files(repo_copy)
+    }
     rounds = (repo_copy.root / "screening" / "rounds.yaml").read_bytes()
     again = run(repo_copy, arxiv)
     assert again.added == [] and again.merged == []
-    assert {n: (repo_copy.root / "screening" / "queue" / n).read_bytes() for n in queue_files(repo_copy)} == before
+    assert {
+        n: (repo_copy.root / "screening" / "queue" / n).read_bytes() for n in queue_files(repo_copy)
+    } == before
     assert (repo_copy.root / "screening" / "rounds.yaml").read_bytes() == rounds
 
 
@@ -84,7 +96,10 @@ def test_a_network_fault_mid_run_loses_nothing_and_the_rerun_resumes(repo_copy, 
     arxiv.fail("credit_assignment", times=2)  # more than the one retry allowed
     with pytest.raises(RemoteError, match="arXiv had a server error"):
         run(repo_copy, arxiv)
-    assert queue_files(repo_copy) == ["2606.01001.yaml", "2606.01002.yaml"]  # the first family's, kept
+    assert queue_files(repo_copy) == [
+        "2606.01001.yaml",
+        "2606.01002.yaml",
+    ]  # the first family's, kept
     assert (repo_copy.root / STATE_FILE).exists()
     arxiv.asked.clear()
     resumed = run(repo_copy, arxiv)
@@ -97,12 +112,25 @@ def test_a_network_fault_mid_run_loses_nothing_and_the_rerun_resumes(repo_copy, 
 def test_discovered_records_validate_and_the_cli_reports(repo_copy, arxiv, monkeypatch):
     monkeypatch.setenv("MASRL_ARXIV_API_URL", arxiv.url)
     monkeypatch.setenv("MASRL_ARXIV_DELAY", "0")
-    result = CliRunner().invoke(main, ["discover", "--since", "2026-05-04", "--until", "2026-11-20",
-                                       "--family", "orchestration", "--root", str(repo_copy.root)])
+    result = CliRunner().invoke(
+        main,
+        [
+            "discover",
+            "--since",
+            "2026-05-04",
+            "--until",
+            "2026-11-20",
+            "--family",
+            "orchestration",
+            "--root",
+            str(repo_copy.root),
+        ],
+    )
     assert result.exit_code == 0, result.output
     assert "queued screening/queue/2606.01001.yaml" in result.output
     assert result.output.splitlines()[-1] == (
-        "discover: 2 new candidate(s) in round 2026-11, 3 already recorded, 0 matched another family too")
+        "discover: 2 new candidate(s) in round 2026-11, 3 already recorded, 0 matched another family too"
+    )
     assert CliRunner().invoke(main, ["validate", "--root", str(repo_copy.root)]).exit_code == 0
 
 
@@ -115,20 +143,34 @@ def test_a_queue_file_edited_into_nonsense_stops_before_any_request(repo_copy, a
         run(repo_copy, arxiv)
     assert "screening/queue/2606.01001.yaml:3: invalid YAML" in str(caught.value)
     assert arxiv.asked == []
-    result = CliRunner().invoke(main, ["discover", "--since", "2026-05-04", "--root", str(repo_copy.root)])
-    assert result.exit_code == 1 and "screening/queue/2606.01001.yaml:3: invalid YAML" in result.output
+    result = CliRunner().invoke(
+        main, ["discover", "--since", "2026-05-04", "--root", str(repo_copy.root)]
+    )
+    assert (
+        result.exit_code == 1 and "screening/queue/2606.01001.yaml:3: invalid YAML" in result.output
+    )
     assert len(queue_files(repo_copy)) == 3
 
 
-@pytest.mark.parametrize("kwargs, message", [
-    ({"families": ["nonsense"]}, "unknown query family 'nonsense'"),
-    ({"since": dt.date(2026, 12, 1)}, "is after --until"),
-    ({"until": dt.date(2027, 1, 1)}, "lies in the future"),
-])
+@pytest.mark.parametrize(
+    "kwargs, message",
+    [
+        ({"families": ["nonsense"]}, "unknown query family 'nonsense'"),
+        ({"since": dt.date(2026, 12, 1)}, "is after --until"),
+        ({"until": dt.date(2027, 1, 1)}, "lies in the future"),
+    ],
+)
 def test_bad_requests_are_usage_errors(repo_copy, arxiv, kwargs, message):
     args = {"since": SINCE, "until": UNTIL, "families": FAMILIES, **kwargs}
     with pytest.raises(UsageError, match=message):
-        discover(repo_copy, args["since"], args["until"], client_for(arxiv), families=args["families"], today=TODAY)
+        discover(
+            repo_copy,
+            args["since"],
+            args["until"],
+            client_for(arxiv),
+            families=args["families"],
+            today=TODAY,
+        )
 
 
 @pytest.mark.slow  # runs a full build
@@ -141,21 +183,46 @@ def test_round_end_to_end_discover_decide_validate_build_claims_and_snapshot(rep
 
     runner = CliRunner()
     root = str(repo_copy.root)
-    frozen_stats = runner.invoke(main, ["stats", "--snapshot", "survey-2026-05", "--root", root]).output
+    frozen_stats = runner.invoke(
+        main, ["stats", "--snapshot", "survey-2026-05", "--root", root]
+    ).output
     run(repo_copy, arxiv)
     queue = repo_copy.root / "screening" / "queue"
     # include 2606.01001 (an RL-trained controller that learns when to stop), exclude 2606.01003
-    write_entry(repo_copy.root, entry_data(
-        "learning-to-halt2026", title="Learning to Halt: Policy-Gradient Stopping for LLM Orchestrators", year=2026,
-        identifiers={"arxiv": "2606.01001", "doi": None, "openreview": None},
-        urls=["https://arxiv.org/abs/2606.01001"], reward_types=["hybrid"], credit_units=[], credit_mechanism=None,
-        sub_decisions=["O5"], summary="Trains an orchestrator with policy gradients to decide when its team stops.",
-        added="2026-11-23", round="2026-11", screened_by="alice"))
-    write_exclusion(repo_copy.root, exclusion_data(
-        "E033", source="arxiv", query_family="credit_assignment", title="Turn-Level Credit Assignment for Debating Agents",
-        identifier="arXiv:2606.01003", url="https://arxiv.org/abs/2606.01003", date_screened="2026-11-23",
-        reason_code="single_agent", rationale="Credit is split over one agent's turns; there is no team to coordinate.",
-        round="2026-11", screened_by="alice"))
+    write_entry(
+        repo_copy.root,
+        entry_data(
+            "learning-to-halt2026",
+            title="Learning to Halt: Policy-Gradient Stopping for LLM Orchestrators",
+            year=2026,
+            identifiers={"arxiv": "2606.01001", "doi": None, "openreview": None},
+            urls=["https://arxiv.org/abs/2606.01001"],
+            reward_types=["hybrid"],
+            credit_units=[],
+            credit_mechanism=None,
+            sub_decisions=["O5"],
+            summary="Trains an orchestrator with policy gradients to decide when its team stops.",
+            added="2026-11-23",
+            round="2026-11",
+            screened_by="alice",
+        ),
+    )
+    write_exclusion(
+        repo_copy.root,
+        exclusion_data(
+            "E033",
+            source="arxiv",
+            query_family="credit_assignment",
+            title="Turn-Level Credit Assignment for Debating Agents",
+            identifier="arXiv:2606.01003",
+            url="https://arxiv.org/abs/2606.01003",
+            date_screened="2026-11-23",
+            reason_code="single_agent",
+            rationale="Credit is split over one agent's turns; there is no team to coordinate.",
+            round="2026-11",
+            screened_by="alice",
+        ),
+    )
     (queue / "2606.01001.yaml").unlink()
     (queue / "2606.01003.yaml").unlink()
     for command in (["validate"], ["build"], ["check"]):
@@ -163,9 +230,18 @@ def test_round_end_to_end_discover_decide_validate_build_claims_and_snapshot(rep
         assert result.exit_code == 0, (command, result.output)
     report = claims_report(load_corpus(repo_copy))
     assert {c.id: [x.describe() for x in c.causes] for c in report.changed} == {
-        "corpus-size": ["E033 (added in round 2026-11)", "learning-to-halt2026 (added in round 2026-11)"],
+        "corpus-size": [
+            "E033 (added in round 2026-11)",
+            "learning-to-halt2026 (added in round 2026-11)",
+        ],
         "category-mix": ["learning-to-halt2026 (added in round 2026-11)"],
         "no-rl-stopping": ["learning-to-halt2026 (added in round 2026-11)"],
     }
-    assert runner.invoke(main, ["stats", "--snapshot", "survey-2026-05", "--root", root]).output == frozen_stats
-    assert runner.invoke(main, ["claims", "--snapshot", "survey-2026-05", "--root", root]).exit_code == 0
+    assert (
+        runner.invoke(main, ["stats", "--snapshot", "survey-2026-05", "--root", root]).output
+        == frozen_stats
+    )
+    assert (
+        runner.invoke(main, ["claims", "--snapshot", "survey-2026-05", "--root", root]).exit_code
+        == 0
+    )

@@ -19,7 +19,9 @@ BIN = Path(sys.executable).parent
 
 
 def git(root, *args):
-    return subprocess.run(["git", *args], cwd=root, capture_output=True, text=True, check=True).stdout
+    return subprocess.run(
+        ["git", *args], cwd=root, capture_output=True, text=True, check=True
+    ).stdout
 
 
 @pytest.fixture
@@ -28,37 +30,85 @@ def checkout(repo_copy):
     shutil.copytree(REPO_ROOT / "scripts", root / "scripts")
     git(root, "init", "--quiet", "--initial-branch=main")
     git(root, "-c", "user.name=t", "-c", "user.email=t@example.org", "add", "-A")
-    git(root, "-c", "user.name=t", "-c", "user.email=t@example.org", "commit", "--quiet", "-m", "base")
+    git(
+        root,
+        "-c",
+        "user.name=t",
+        "-c",
+        "user.email=t@example.org",
+        "commit",
+        "--quiet",
+        "-m",
+        "base",
+    )
     return root
 
 
 def run_script(root, url, **env):
-    environment = {**os.environ, "PATH": f"{BIN}{os.pathsep}{os.environ['PATH']}", "MASRL_ROOT": str(root),
-                   "MASRL_ARXIV_API_URL": url, "MASRL_ARXIV_DELAY": "0", "MASRL_ARXIV_BACKOFF": "0",
-                   "DRY_RUN": "1", "GH_TOKEN": "", "GITHUB_REPOSITORY": "", **env}
-    return subprocess.run(["bash", str(root / "scripts" / "discover_pr.sh")], cwd=root, env=environment,
-                          capture_output=True, text=True, timeout=300, check=False)
+    environment = {
+        **os.environ,
+        "PATH": f"{BIN}{os.pathsep}{os.environ['PATH']}",
+        "MASRL_ROOT": str(root),
+        "MASRL_ARXIV_API_URL": url,
+        "MASRL_ARXIV_DELAY": "0",
+        "MASRL_ARXIV_BACKOFF": "0",
+        "DRY_RUN": "1",
+        "GH_TOKEN": "",
+        "GITHUB_REPOSITORY": "",
+        **env,
+    }
+    return subprocess.run(
+        ["bash", str(root / "scripts" / "discover_pr.sh")],
+        cwd=root,
+        env=environment,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
 
 
 @pytest.mark.skipif(shutil.which("git") is None, reason="needs git")
-def test_the_weekly_script_commits_the_new_queue_and_writes_the_pull_request_body(checkout, httpserver):
+def test_the_weekly_script_commits_the_new_queue_and_writes_the_pull_request_body(
+    checkout, httpserver
+):
     fake = FakeSearch(httpserver, checkout / "taxonomy")
     # an entry that records an older arXiv version than arXiv now has: the pull request proposes v7
     entry = checkout / "corpus" / "magrpo.yaml"
     recorded = entry.read_text(encoding="utf-8")
     assert "latest_version: v7\n" in recorded
-    entry.write_text(recorded.replace("latest_version: v7\n", "latest_version: v5\n"), encoding="utf-8")
-    git(checkout, "-c", "user.name=t", "-c", "user.email=t@example.org", "commit", "--quiet", "-am", "older version")
+    entry.write_text(
+        recorded.replace("latest_version: v7\n", "latest_version: v5\n"), encoding="utf-8"
+    )
+    git(
+        checkout,
+        "-c",
+        "user.name=t",
+        "-c",
+        "user.email=t@example.org",
+        "commit",
+        "--quiet",
+        "-am",
+        "older version",
+    )
     first = run_script(checkout, fake.url, WEEKS="3")
     assert first.returncode == 0, first.stdout + first.stderr
     assert "discover_pr: dry run; would push masrl/discover" in first.stdout
-    assert "- `2606.01001`: Learning to Halt: Policy-Gradient Stopping for LLM Orchestrators" in first.stdout
+    assert (
+        "- `2606.01001`: Learning to Halt: Policy-Gradient Stopping for LLM Orchestrators"
+        in first.stdout
+    )
     assert "### masrl verify-metadata" in first.stdout
     assert git(checkout, "rev-parse", "--abbrev-ref", "HEAD").strip() == "masrl/discover"
     files = git(checkout, "show", "--name-only", "--format=", "HEAD").split()
     assert "screening/queue/2606.01003.yaml" in files and "screening/rounds.yaml" in files
-    assert "corpus/magrpo.yaml" in files and entry.read_text(encoding="utf-8") == recorded, first.stdout  # v7, nothing else changed
-    assert "### Metadata updates from arXiv" in first.stdout and "- `corpus/magrpo.yaml`" in first.stdout
+    assert "corpus/magrpo.yaml" in files and entry.read_text(encoding="utf-8") == recorded, (
+        first.stdout
+    )  # v7, nothing else changed
+    assert (
+        "### Metadata updates from arXiv" in first.stdout
+        and "- `corpus/magrpo.yaml`" in first.stdout
+    )
     assert "corpus/magrpo.yaml:38: new arXiv version v7 of 2508.04652" in first.stdout
     # verify-metadata asked arXiv for the corpus's ids in the same job
     assert any(family == "empty" for family, _ in fake.asked)
@@ -77,4 +127,7 @@ def test_the_weekly_script_commits_the_new_queue_and_writes_the_pull_request_bod
 def test_the_script_refuses_a_nonsense_week_count(checkout, httpserver):
     result = run_script(checkout, "http://127.0.0.1:9/api/query", WEEKS="two")
     assert result.returncode == 2
-    assert result.stderr.strip() == "discover_pr: WEEKS must be a whole number of weeks from 1 to 99, got 'two'"
+    assert (
+        result.stderr.strip()
+        == "discover_pr: WEEKS must be a whole number of weeks from 1 to 99, got 'two'"
+    )

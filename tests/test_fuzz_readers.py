@@ -23,14 +23,34 @@ from masrl.errors import MasrlError
 from masrl.model.project import Project
 
 EXAMPLES = int(os.environ.get("MASRL_FUZZ_EXAMPLES", str(examples(60))))
-FUZZ = settings(max_examples=EXAMPLES, deadline=None, derandomize=True,
-                suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+FUZZ = settings(
+    max_examples=EXAMPLES,
+    deadline=None,
+    derandomize=True,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+)
 
-_scalar = (st.none() | st.booleans() | st.integers() | st.floats() | st.text(max_size=30)
-           | st.sampled_from(["TODO", "NA", "yes", "2026-13-45", "0x7EA", "../x", "\x1b[2J", "\u202e", "=1+1", "10.1/}"]))
-_value = st.recursive(_scalar, lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=8), inner, max_size=4),
-                      max_leaves=12)
-_yaml_alphabet = st.sampled_from(list("ab01 :-[]{},#&*!|>'\"%@`?\n\t\\") + ["key: ", "- ", "title: ", "  ", "!!python/object:os.system", "&a ", "*a"])
+_scalar = (
+    st.none()
+    | st.booleans()
+    | st.integers()
+    | st.floats()
+    | st.text(max_size=30)
+    | st.sampled_from(
+        ["TODO", "NA", "yes", "2026-13-45", "0x7EA", "../x", "\x1b[2J", "\u202e", "=1+1", "10.1/}"]
+    )
+)
+_value = st.recursive(
+    _scalar,
+    lambda inner: (
+        st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=8), inner, max_size=4)
+    ),
+    max_leaves=12,
+)
+_yaml_alphabet = st.sampled_from(
+    list("ab01 :-[]{},#&*!|>'\"%@`?\n\t\\")
+    + ["key: ", "- ", "title: ", "  ", "!!python/object:os.system", "&a ", "*a"]
+)
 _yaml_text = st.lists(_yaml_alphabet, max_size=60).map("".join)
 
 
@@ -79,14 +99,20 @@ _exclusion_fields = st.sampled_from(list(exclusion_data()) + ["unknown_field"])
 
 
 @FUZZ
-@given(changes=st.dictionaries(_entry_fields, _value | st.just("<drop>"), max_size=5),
-       excl_changes=st.dictionaries(_exclusion_fields, _value | st.just("<drop>"), max_size=5))
+@given(
+    changes=st.dictionaries(_entry_fields, _value | st.just("<drop>"), max_size=5),
+    excl_changes=st.dictionaries(_exclusion_fields, _value | st.just("<drop>"), max_size=5),
+)
 def test_validate_survives_any_entry_and_exclusion_values(checkout, changes, excl_changes):
     checkout.reset()
     entry = _mutated(entry_data("fuzz2025"), changes)
     exclusion = _mutated(exclusion_data("E001"), excl_changes)
-    (checkout.root / "corpus" / "fuzz2025.yaml").write_text(yaml.safe_dump(entry, allow_unicode=True), encoding="utf-8")
-    (checkout.root / "exclusions" / "E001.yaml").write_text(yaml.safe_dump(exclusion, allow_unicode=True), encoding="utf-8")
+    (checkout.root / "corpus" / "fuzz2025.yaml").write_text(
+        yaml.safe_dump(entry, allow_unicode=True), encoding="utf-8"
+    )
+    (checkout.root / "exclusions" / "E001.yaml").write_text(
+        yaml.safe_dump(exclusion, allow_unicode=True), encoding="utf-8"
+    )
     report = validate_project(checkout.project)
     report.render("text"), report.render("github"), report.render("json")
 
@@ -101,8 +127,11 @@ def test_validate_survives_any_yaml_text(checkout, text):
 
 
 @FUZZ
-@given(axis=st.sampled_from(["categories.yaml", "rules.yaml", "reward_types.yaml"]), text=_yaml_text,
-       structured=st.none() | _value)
+@given(
+    axis=st.sampled_from(["categories.yaml", "rules.yaml", "reward_types.yaml"]),
+    text=_yaml_text,
+    structured=st.none() | _value,
+)
 def test_taxonomy_loading_survives_any_file(axis, text, structured):
     from masrl.model.taxonomy import load_taxonomy
 
@@ -127,27 +156,44 @@ def small_corpus(tmp_path_factory):
 
 
 @FUZZ
-@given(claims=st.lists(st.dictionaries(st.sampled_from(["id", "statement", "query", "expect", "entries", "where"]), _value,
-                                       max_size=5), max_size=3) | _value)
+@given(
+    claims=st.lists(
+        st.dictionaries(
+            st.sampled_from(["id", "statement", "query", "expect", "entries", "where"]),
+            _value,
+            max_size=5,
+        ),
+        max_size=3,
+    )
+    | _value
+)
 def test_ledger_loading_survives_any_file(small_corpus, claims):
     from masrl.derive.claims import evaluate_claim, load_ledger
 
     with tempfile.TemporaryDirectory() as scratch:
         path = Path(scratch) / "ledger.yaml"
-        path.write_text(yaml.safe_dump({"claims": claims} if isinstance(claims, list) else claims), encoding="utf-8")
+        path.write_text(
+            yaml.safe_dump({"claims": claims} if isinstance(claims, list) else claims),
+            encoding="utf-8",
+        )
         found = _only_masrl_errors(lambda: load_ledger(path, small_corpus))
         if found is not None:
             for claim in found:
                 _only_masrl_errors(lambda claim=claim: evaluate_claim(claim, small_corpus))
 
 
-_csv_cell = st.text(st.characters(codec="utf-8", exclude_categories=["Cs"]), max_size=12) | st.sampled_from(
-    ["NA", "2025", "2_026", "9" * 5000, "../../x", "rl_method", "[\"Doe, J\"]", "true", "'=1", "\x00"])
+_csv_cell = st.text(
+    st.characters(codec="utf-8", exclude_categories=["Cs"]), max_size=12
+) | st.sampled_from(
+    ["NA", "2025", "2_026", "9" * 5000, "../../x", "rl_method", '["Doe, J"]', "true", "'=1", "\x00"]
+)
 
 
 @FUZZ
-@given(rows=st.lists(st.lists(_csv_cell, min_size=0, max_size=32), max_size=4),
-       header=st.sampled_from(["papers", "full", "exclusions", "junk"]))
+@given(
+    rows=st.lists(st.lists(_csv_cell, min_size=0, max_size=32), max_size=4),
+    header=st.sampled_from(["papers", "full", "exclusions", "junk"]),
+)
 def test_csv_import_survives_any_rows(checkout, rows, header):
     import csv
     import io
@@ -156,21 +202,52 @@ def test_csv_import_survives_any_rows(checkout, rows, header):
     from masrl.imports.csv import plan_import
     from masrl.model.taxonomy import load_taxonomy
 
-    columns = {"papers": PAPERS_HEADER, "full": full_papers_header(load_taxonomy()), "exclusions": EXCLUSIONS_HEADER, "junk": ("a", "b")}[header]
+    columns = {
+        "papers": PAPERS_HEADER,
+        "full": full_papers_header(load_taxonomy()),
+        "exclusions": EXCLUSIONS_HEADER,
+        "junk": ("a", "b"),
+    }[header]
     buffer = io.StringIO()
     writer = csv.writer(buffer, lineterminator="\n")
     writer.writerow(columns)
     for row in rows:
-        writer.writerow((row + [""] * len(columns))[: len(columns)] if row and len(row) % 3 else row)
+        writer.writerow(
+            (row + [""] * len(columns))[: len(columns)] if row and len(row) % 3 else row
+        )
     checkout.reset()
     source = checkout.root / "in.csv"
     source.write_text(buffer.getvalue(), encoding="utf-8")
     _only_masrl_errors(lambda: plan_import(source, checkout.project, force=True))
 
 
-_bib_piece = st.sampled_from(["@article{", "@misc{", "key,", "title={", "author={", "year={", "2025", "}", "{", ",", "=",
-                              "\"", "doi={10.1/x}", "url={\\url{https://x.org}}", "eprint={2508.04652}", "and others",
-                              "\\'{e}", "@comment{", "@string{a=", "#", "%", "\n", " "])
+_bib_piece = st.sampled_from(
+    [
+        "@article{",
+        "@misc{",
+        "key,",
+        "title={",
+        "author={",
+        "year={",
+        "2025",
+        "}",
+        "{",
+        ",",
+        "=",
+        '"',
+        "doi={10.1/x}",
+        "url={\\url{https://x.org}}",
+        "eprint={2508.04652}",
+        "and others",
+        "\\'{e}",
+        "@comment{",
+        "@string{a=",
+        "#",
+        "%",
+        "\n",
+        " ",
+    ]
+)
 
 
 @FUZZ
@@ -184,11 +261,26 @@ def test_bib_import_survives_any_text(checkout, pieces):
     _only_masrl_errors(lambda: plan_bib_import(source, checkout.project, force=True))
 
 
-_xml_piece = st.sampled_from(['<?xml version="1.0"?>', '<feed xmlns="http://www.w3.org/2005/Atom">', "</feed>", "<entry>",
-                              "</entry>", "<id>http://arxiv.org/abs/2508.04652v1</id>", "<title>T</title>",
-                              "<published>2025-01-01T00:00:00Z</published>", "<published>never</published>",
-                              "<updated>2025-01-02T00:00:00Z</updated>", "<author><name>A B</name></author>",
-                              "<summary>s</summary>", "<!DOCTYPE x [<!ENTITY e SYSTEM 'file:///etc/passwd'>]>", "&e;", "<", "&"])
+_xml_piece = st.sampled_from(
+    [
+        '<?xml version="1.0"?>',
+        '<feed xmlns="http://www.w3.org/2005/Atom">',
+        "</feed>",
+        "<entry>",
+        "</entry>",
+        "<id>http://arxiv.org/abs/2508.04652v1</id>",
+        "<title>T</title>",
+        "<published>2025-01-01T00:00:00Z</published>",
+        "<published>never</published>",
+        "<updated>2025-01-02T00:00:00Z</updated>",
+        "<author><name>A B</name></author>",
+        "<summary>s</summary>",
+        "<!DOCTYPE x [<!ENTITY e SYSTEM 'file:///etc/passwd'>]>",
+        "&e;",
+        "<",
+        "&",
+    ]
+)
 
 
 @FUZZ
@@ -215,4 +307,6 @@ def test_cache_files_are_a_miss_or_a_hit_never_a_crash(stored, raw):
         path = cache.path_for("2508.04652")
         for content in (json.dumps(stored, default=str).encode(), raw):
             path.write_bytes(content)
-            assert cache.get("2508.04652") is None or cache.get("2508.04652").arxiv_id == "2508.04652"
+            assert (
+                cache.get("2508.04652") is None or cache.get("2508.04652").arxiv_id == "2508.04652"
+            )

@@ -51,18 +51,29 @@ def test_sparse_threshold(mini_project):
 
 
 def test_unused_values_and_coverage(mini_gaps):
-    assert mini_gaps.unused_values["credit_units"] == ("token", "turn", "tool", "role", "orchestrator", "team")
+    assert mini_gaps.unused_values["credit_units"] == (
+        "token",
+        "turn",
+        "tool",
+        "role",
+        "orchestrator",
+        "team",
+    )
     assert "R1" not in mini_gaps.unused_values["reward_families"]
     assert mini_gaps.sub_decisions_covered == ["O2"]
     assert mini_gaps.sub_decisions_uncovered == ["O1", "O3", "O4", "O5"]
     o2 = mini_gaps.sub_decision_coverage[1]
     assert (o2.value, o2.count, o2.entries) == ("O2", 2, ("alpha2025", "beta2024"))
-    assert [(c.value, c.entries) for c in mini_gaps.benchmark_measures if c.count] == [("outcome", ("gamma2023",))]
+    assert [(c.value, c.entries) for c in mini_gaps.benchmark_measures if c.count] == [
+        ("outcome", ("gamma2023",))
+    ]
     assert mini_gaps.measures_uncovered == ["efficiency", "coordination", "trace_safety"]
 
 
 def test_coverage_counts_only_rl_trained_entries(mini_project):
-    write_entry(mini_project.root, entry_data("prompted2025", is_rl="partial", sub_decisions=["O5"]))
+    write_entry(
+        mini_project.root, entry_data("prompted2025", is_rl="partial", sub_decisions=["O5"])
+    )
     gaps = find_gaps(load_corpus(mini_project))
     assert "O5" in gaps.sub_decisions_uncovered  # a partly trained entry does not cover O5
 
@@ -71,9 +82,15 @@ def test_published_gaps(published_corpus):
     real_gaps = find_gaps(published_corpus)
     assert real_gaps.sub_decisions_covered == ["O1", "O2", "O3", "O4"]
     assert real_gaps.sub_decisions_uncovered == ["O5"]
-    assert real_gaps.unused_values == {"reward_families": ("R5",), "credit_units": ("token", "tool", "team")}
+    assert real_gaps.unused_values == {
+        "reward_families": ("R5",),
+        "credit_units": ("token", "tool", "team"),
+    }
     assert real_gaps.measures_uncovered == ["efficiency"]
-    message = {(c.row, c.column): c.entries for c in real_gaps.crosstabs["reward_types_x_credit_units"].sparse}
+    message = {
+        (c.row, c.column): c.entries
+        for c in real_gaps.crosstabs["reward_types_x_credit_units"].sparse
+    }
     assert message[("shared", "message")] == ("c3",)
 
 
@@ -92,17 +109,27 @@ def test_json_is_sorted_and_complete(mini_gaps):
     assert text == json.dumps(data, indent=2, sort_keys=True, ensure_ascii=False) + "\n"
     assert data["sparse_threshold"] == 2
     assert ["shared", "token"] in data["crosstabs"]["reward_types_x_credit_units"]["empty"]
-    assert data["sub_decision_coverage"][4] == {"value": "O5", "label": "When to stop", "count": 0, "entries": []}
+    assert data["sub_decision_coverage"][4] == {
+        "value": "O5",
+        "label": "When to stop",
+        "count": 0,
+        "entries": [],
+    }
 
 
 def test_cli(mini_project):
     runner = CliRunner()
-    result = runner.invoke(main, ["gaps", "--root", str(mini_project.root), "--sparse", "1", "--format", "json"])
+    result = runner.invoke(
+        main, ["gaps", "--root", str(mini_project.root), "--sparse", "1", "--format", "json"]
+    )
     assert result.exit_code == 0, result.output
     assert json.loads(result.output)["sparse_threshold"] == 1
     result = runner.invoke(main, ["gaps", "--root", str(mini_project.root)])
     assert result.exit_code == 0 and "## Empty and sparse cells" in result.output
-    assert runner.invoke(main, ["gaps", "--root", str(mini_project.root), "--sparse", "-1"]).exit_code == 2
+    assert (
+        runner.invoke(main, ["gaps", "--root", str(mini_project.root), "--sparse", "-1"]).exit_code
+        == 2
+    )
 
 
 def test_live_gaps_name_what_closed_since_the_snapshot(real_gaps, published_corpus):
@@ -111,8 +138,16 @@ def test_live_gaps_name_what_closed_since_the_snapshot(real_gaps, published_corp
     assert "shows its snapshot count in brackets" in text
     if real_gaps.sub_decisions_covered != frozen.sub_decisions_covered:
         assert "| Snapshot | Change |" in text
-    closed_lines = [line for line in text.splitlines() if line.startswith("- Closed since snapshot")]
+    closed_lines = [
+        line for line in text.splitlines() if line.startswith("- Closed since snapshot")
+    ]
     for name, found in real_gaps.crosstabs.items():
-        closed = {(c.row, c.column) for c in frozen.crosstabs[name].empty} - {(c.row, c.column) for c in found.empty}
+        closed = {(c.row, c.column) for c in frozen.crosstabs[name].empty} - {
+            (c.row, c.column) for c in found.empty
+        }
         for row, column in closed:
-            assert any(f"`{row}` × `{column}`" in line for line in closed_lines), (name, row, column)
+            assert any(f"`{row}` × `{column}`" in line for line in closed_lines), (
+                name,
+                row,
+                column,
+            )

@@ -51,7 +51,9 @@ def _write(project: Project, name: str, text: str) -> Path:
 # nesting with a message of its own, 6.0.3's does not, and a PyYAML built without libyaml has only
 # the pure-Python parser. Whichever layer notices first, the user reads masrl's one message.
 @pytest.mark.parametrize("base_loader", ["libyaml", "pure-python"])
-def test_deep_nesting_is_refused_at_its_line_without_crashing(mini_project, monkeypatch, base_loader):
+def test_deep_nesting_is_refused_at_its_line_without_crashing(
+    mini_project, monkeypatch, base_loader
+):
     if base_loader == "pure-python":
         monkeypatch.setattr(yamlio, "_BaseLoader", yaml.SafeLoader)
     _write(mini_project, "deep.yaml", "key: deep\ntitle: " + "[" * 25_000 + "]" * 25_000 + "\n")
@@ -66,7 +68,10 @@ def test_numbers_are_plain_decimal_and_short(mini_project):
     for key, year in (("hexyear", "0x7EA"), ("underscore", "2_026"), ("sexagesimal", "33:46")):
         write_entry(mini_project.root, entry_data(key))
         path = mini_project.corpus_dir / f"{key}.yaml"
-        path.write_text(path.read_text(encoding="utf-8").replace("year: 2025", f"year: {year}"), encoding="utf-8")
+        path.write_text(
+            path.read_text(encoding="utf-8").replace("year: 2025", f"year: {year}"),
+            encoding="utf-8",
+        )
     messages = "\n".join(_messages(mini_project))
     assert "corpus/huge.yaml:2: the number on this line has 5000 digits" in messages
     for year in ("0x7EA", "2_026", "33:46"):
@@ -75,7 +80,10 @@ def test_numbers_are_plain_decimal_and_short(mini_project):
 
 
 def test_nested_lists_where_tags_belong_are_type_errors(mini_project):
-    write_entry(mini_project.root, entry_data("nested2025", reward_types=[["shared"], {"a": 1}], sub_decisions=[[]]))
+    write_entry(
+        mini_project.root,
+        entry_data("nested2025", reward_types=[["shared"], {"a": 1}], sub_decisions=[[]]),
+    )
     messages = "\n".join(_messages(mini_project))
     assert "'reward_types' must be one of" in messages and "['shared']" in messages
 
@@ -97,7 +105,11 @@ def test_only_regular_files_inside_the_tree_are_read(mini_project, tmp_path, kin
         path.mkdir()
     # Reaching the assertions at all is the proof: reading /dev/zero or waiting on the FIFO never returns.
     result = runner.invoke(main, ["validate", "--root", str(mini_project.root)])
-    assert result.exit_code == 1 and result.exception is None or isinstance(result.exception, SystemExit)
+    assert (
+        result.exit_code == 1
+        and result.exception is None
+        or isinstance(result.exception, SystemExit)
+    )
     assert "corpus/odd.yaml:1: error:" in result.output, result.output
 
 
@@ -109,36 +121,65 @@ def test_stray_files_in_the_data_folders_are_reported(mini_project):
     report = validate_project(mini_project)
     found = {(p.path, p.severity) for p in report.problems}
     assert ("corpus/delta.yml", "error") in found and ("corpus/drafts", "error") in found
-    assert ("corpus/notes.txt", "warning") in found and not any(".gitkeep" in p.path for p in report.problems)
+    assert ("corpus/notes.txt", "warning") in found and not any(
+        ".gitkeep" in p.path for p in report.problems
+    )
 
 
 def test_a_rule_naming_an_unknown_field_is_reported(mini_project):
     rules = mini_project.root / "taxonomy" / "rules.yaml"
-    rules.write_text(rules.read_text(encoding="utf-8") + "  - id: typo-rule\n    when: {categorie: [benchmark]}\n"
-                     "    then: {evaluation_measures: '*'}\n    message: x\n    hint: y\n", encoding="utf-8")
+    rules.write_text(
+        rules.read_text(encoding="utf-8")
+        + "  - id: typo-rule\n    when: {categorie: [benchmark]}\n"
+        "    then: {evaluation_measures: '*'}\n    message: x\n    hint: y\n",
+        encoding="utf-8",
+    )
     problems = [p for p in validate_project(mini_project).errors if p.code == "rule-field"]
-    assert len(problems) == 1 and "'categorie'" in problems[0].message and problems[0].path == "taxonomy/rules.yaml"
+    assert (
+        len(problems) == 1
+        and "'categorie'" in problems[0].message
+        and problems[0].path == "taxonomy/rules.yaml"
+    )
     assert problems[0].line > 1
 
 
-@pytest.mark.parametrize(("file", "text", "expected"), [
-    ("categories.yaml", "- a\n- b\n", "categories.yaml:1: expected a mapping"),
-    ("categories.yaml", "values:\n  - 3\n", "categories.yaml:2: each value must be a mapping"),
-    ("categories.yaml", "values:\n  - {id: a, label: A, definition: d, order: first}\n", "'order' must be a whole number"),
-    ("rules.yaml", "- 1\n", "rules.yaml:1: expected a mapping"),
-    ("rules.yaml", "rules: {a: 1}\n", "rules.yaml:1: 'rules' must be a list"),
-    ("rules.yaml", "rules:\n  - 7\n", "rules.yaml:2: each rule must be a mapping"),
-])
+@pytest.mark.parametrize(
+    ("file", "text", "expected"),
+    [
+        ("categories.yaml", "- a\n- b\n", "categories.yaml:1: expected a mapping"),
+        ("categories.yaml", "values:\n  - 3\n", "categories.yaml:2: each value must be a mapping"),
+        (
+            "categories.yaml",
+            "values:\n  - {id: a, label: A, definition: d, order: first}\n",
+            "'order' must be a whole number",
+        ),
+        ("rules.yaml", "- 1\n", "rules.yaml:1: expected a mapping"),
+        ("rules.yaml", "rules: {a: 1}\n", "rules.yaml:1: 'rules' must be a list"),
+        ("rules.yaml", "rules:\n  - 7\n", "rules.yaml:2: each rule must be a mapping"),
+    ],
+)
 def test_taxonomy_files_of_the_wrong_type_are_one_message(mini_project, file, text, expected):
     (mini_project.root / "taxonomy" / file).write_text(text, encoding="utf-8")
     with pytest.raises(TaxonomyError, match=expected.replace(".", r"\.")):
         load_taxonomy(mini_project.root / "taxonomy")
     result = runner.invoke(main, ["validate", "--root", str(mini_project.root)])
-    assert result.exit_code == 1 and "error: taxonomy:" in result.output and "Traceback" not in result.output
+    assert (
+        result.exit_code == 1
+        and "error: taxonomy:" in result.output
+        and "Traceback" not in result.output
+    )
 
 
-@pytest.mark.parametrize("ledger", ["- 1\n", "claims: 3\n", "claims:\n  - [1, 2]\n", "claims:\n  - {id: 5, query: {}}\n",
-                                    "claims:\n  - id: c1\n    statement: s\n    query: {count: [1]}\n    expect: 1\n"])
+@pytest.mark.parametrize(
+    "ledger",
+    [
+        "- 1\n",
+        "claims: 3\n",
+        "claims:\n  - [1, 2]\n",
+        "claims:\n  - {id: 5, query: {}}\n",
+        "claims:\n  - id: c1\n    statement: s\n    query: {count: [1]}\n    expect: 1\n",
+    ],
+)
 def test_ledger_files_of_the_wrong_type_are_one_message(mini_project, ledger):
     from masrl.check.validate import load_corpus
     from masrl.derive.claims import LedgerError, load_ledger
@@ -153,9 +194,10 @@ def test_ledger_files_of_the_wrong_type_are_one_message(mini_project, ledger):
 # add: the network
 
 
-
 def _settings(httpserver, **overrides) -> ArxivSettings:
-    values = dict(api_url=httpserver.url_for(API_PATH), timeout=2.0, retries=0, backoff=0.0, delay=0.0)
+    values = dict(
+        api_url=httpserver.url_for(API_PATH), timeout=2.0, retries=0, backoff=0.0, delay=0.0
+    )
     values.update(overrides)
     return ArxivSettings(**values)
 
@@ -170,13 +212,19 @@ def test_a_dripping_server_is_cut_off_by_one_total_deadline(mini_project, httpse
             for _ in range(30):
                 yield b" "
                 time.sleep(0.1)
+
         return Response(body(), status=200, content_type="application/atom+xml")
 
     httpserver.expect_request(API_PATH).respond_with_handler(drip)
     before = _corpus_files(mini_project)
     # Each byte comes well within the 1 s read timeout: only the total deadline can stop this.
     with pytest.raises(ArxivTimeout, match="deadline"):
-        add_paper(mini_project, "2510.99902", _settings(httpserver, timeout=1.0, deadline=0.6), sleep=lambda s: None)
+        add_paper(
+            mini_project,
+            "2510.99902",
+            _settings(httpserver, timeout=1.0, deadline=0.6),
+            sleep=lambda s: None,
+        )
     assert _corpus_files(mini_project) == before
 
 
@@ -184,19 +232,32 @@ def test_a_dripping_server_is_cut_off_by_one_total_deadline(mini_project, httpse
 def test_a_huge_answer_is_not_buffered(mini_project, httpserver, compressed):
     body = b"<feed>" + b" " * 3_000_000 + b"</feed>"
     headers = {"Content-Encoding": "gzip"} if compressed else {}
-    httpserver.expect_request(API_PATH).respond_with_data(gzip.compress(body) if compressed else body, headers=headers)
+    httpserver.expect_request(API_PATH).respond_with_data(
+        gzip.compress(body) if compressed else body, headers=headers
+    )
     with pytest.raises(ArxivTooLarge, match="larger than 1000000 bytes"):
-        add_paper(mini_project, "2510.99902", _settings(httpserver, max_bytes=1_000_000), sleep=lambda s: None)
+        add_paper(
+            mini_project,
+            "2510.99902",
+            _settings(httpserver, max_bytes=1_000_000),
+            sleep=lambda s: None,
+        )
 
 
 def test_redirects_are_followed_only_within_the_same_host(mini_project, httpserver):
     httpserver.expect_ordered_request(API_PATH).respond_with_data(
-        "", status=302, headers={"Location": "http://127.0.0.2:9/api/query?id_list=2510.99902"})
+        "", status=302, headers={"Location": "http://127.0.0.2:9/api/query?id_list=2510.99902"}
+    )
     with pytest.raises(ArxivRedirected, match="127.0.0.2:9"):
         add_paper(mini_project, "2510.99902", _settings(httpserver), sleep=lambda s: None)
     httpserver.clear()
     httpserver.expect_ordered_request(API_PATH).respond_with_data(
-        "", status=302, headers={"Location": httpserver.url_for("/moved") + "?id_list=2510.99902&start=0&max_results=1"})
+        "",
+        status=302,
+        headers={
+            "Location": httpserver.url_for("/moved") + "?id_list=2510.99902&start=0&max_results=1"
+        },
+    )
     httpserver.expect_request("/moved").respond_with_handler(papers_handler)
     result = add_paper(mini_project, "2510.99902", _settings(httpserver), sleep=lambda s: None)
     assert result.path.exists()
@@ -207,11 +268,15 @@ def _feed_with(httpserver, replace: tuple[str, str]):
         response = papers_handler(request)
         response.set_data(response.get_data().replace(replace[0].encode(), replace[1].encode()))
         return response
+
     httpserver.expect_request(API_PATH).respond_with_handler(handler)
 
 
 def test_an_unparseable_published_date_is_a_bad_answer(mini_project, httpserver):
-    _feed_with(httpserver, ("<published>2025-10-21T12:00:05Z</published>", "<published>last tuesday</published>"))
+    _feed_with(
+        httpserver,
+        ("<published>2025-10-21T12:00:05Z</published>", "<published>last tuesday</published>"),
+    )
     before = _corpus_files(mini_project)
     with pytest.raises((ArxivBadAnswer, AddRefused)):
         add_paper(mini_project, "2510.99902", _settings(httpserver), sleep=lambda s: None)
@@ -227,8 +292,19 @@ def test_an_answer_without_authors_is_described_without_crashing(mini_project, h
         return response
 
     httpserver.expect_request(API_PATH).respond_with_handler(handler)
-    result = runner.invoke(main, ["add", "2510.99902", "--root", str(mini_project.root),
-                                  "--api-url", httpserver.url_for(API_PATH), "--delay", "0"])
+    result = runner.invoke(
+        main,
+        [
+            "add",
+            "2510.99902",
+            "--root",
+            str(mini_project.root),
+            "--api-url",
+            httpserver.url_for(API_PATH),
+            "--delay",
+            "0",
+        ],
+    )
     assert result.exception is None or isinstance(result.exception, SystemExit), result.output
     assert "no authors listed" in result.output
 
@@ -239,11 +315,15 @@ def test_a_tampered_cache_file_is_a_miss_not_a_crash(tmp_path):
     from masrl.imports.verify_metadata import MetadataCache
 
     cache = MetadataCache(tmp_path, dt.timedelta(days=30))
-    for text in ('{"fetched_at": "2026-01-01T00:00:00", "metadata": {}}',
-                 '{"fetched_at": "2026-01-01T00:00:00+00:00", "metadata": {"arxiv_id": 5}}',
-                 '{"fetched_at": "2026-01-01T00:00:00+00:00", "metadata": {"arxiv_id": "2510.99902", "version": "v1", '
-                 '"title": ["x"], "authors": [], "published": "2025-01-01", "updated": "2025-01-01"}}',
-                 "[1, 2]", "\u0000garbage", '{"fetched_at": 3}'):
+    for text in (
+        '{"fetched_at": "2026-01-01T00:00:00", "metadata": {}}',
+        '{"fetched_at": "2026-01-01T00:00:00+00:00", "metadata": {"arxiv_id": 5}}',
+        '{"fetched_at": "2026-01-01T00:00:00+00:00", "metadata": {"arxiv_id": "2510.99902", "version": "v1", '
+        '"title": ["x"], "authors": [], "published": "2025-01-01", "updated": "2025-01-01"}}',
+        "[1, 2]",
+        "\u0000garbage",
+        '{"fetched_at": 3}',
+    ):
         cache.path_for("2510.99902").write_text(text, encoding="utf-8")
         assert cache.get("2510.99902") is None
     os.unlink(cache.path_for("2510.99902"))

@@ -25,8 +25,18 @@ runner = CliRunner()
 
 def _papers_csv(path: Path, key: str) -> Path:
     row = {name: "" for name in PAPERS_HEADER}
-    row.update(key=key, title="A hostile row", first_author="Doe, Jane", year="2025", venue="arXiv",
-               url="https://example.org/x", category="rl_method", is_rl="yes", is_core="core", verified="yes")
+    row.update(
+        key=key,
+        title="A hostile row",
+        first_author="Doe, Jane",
+        year="2025",
+        venue="arXiv",
+        url="https://example.org/x",
+        category="rl_method",
+        is_rl="yes",
+        is_core="core",
+        verified="yes",
+    )
     buffer = io.StringIO()
     writer = csv.DictWriter(buffer, PAPERS_HEADER, lineterminator="\n")
     writer.writeheader()
@@ -35,14 +45,27 @@ def _papers_csv(path: Path, key: str) -> Path:
     return path
 
 
-@pytest.mark.parametrize("key", ["../../taxonomy/categories", "../claims/ledger", "/tmp/owned", "a/b", "..", ".hidden", "UPPER"])
+@pytest.mark.parametrize(
+    "key",
+    [
+        "../../taxonomy/categories",
+        "../claims/ledger",
+        "/tmp/owned",
+        "a/b",
+        "..",
+        ".hidden",
+        "UPPER",
+    ],
+)
 def test_import_csv_refuses_a_key_that_is_not_a_file_name(tmp_path, key):
     project = Project(tmp_path / "checkout")
     (project.root / "taxonomy").mkdir(parents=True)
     source = _papers_csv(tmp_path / "papers.csv", key)
     with pytest.raises(CsvLayoutError, match="cannot name a file"):
         plan_import(source, project, force=True)
-    result = runner.invoke(main, ["import", "csv", str(source), "--root", str(project.root), "--force"])
+    result = runner.invoke(
+        main, ["import", "csv", str(source), "--root", str(project.root), "--force"]
+    )
     assert result.exit_code == 1 and "cannot name a file" in result.output
     assert sorted(p.name for p in tmp_path.rglob("*")) == ["checkout", "papers.csv", "taxonomy"]
 
@@ -57,16 +80,25 @@ def test_import_csv_refuses_a_record_id_that_is_not_a_file_name(tmp_path):
     source = tmp_path / "excluded.csv"
     source.write_text(buffer.getvalue(), encoding="utf-8")
     result = runner.invoke(main, ["import", "csv", str(source), "--root", str(tmp_path), "--force"])
-    assert result.exit_code == 1 and "record id" in result.output and "cannot name a file" in result.output
+    assert (
+        result.exit_code == 1
+        and "record id" in result.output
+        and "cannot name a file" in result.output
+    )
     assert not (tmp_path / "corpus").exists() and not (tmp_path / "exclusions").exists()
 
 
 def test_import_csv_refuses_years_python_would_read(tmp_path):
     for year in ("2_026", "0x7EA", "9" * 5000, "٢٠٢٥"):
         source = _papers_csv(tmp_path / "papers.csv", "fine2025")
-        source.write_text(source.read_text(encoding="utf-8").replace(",2025,", f",{year},"), encoding="utf-8")
+        source.write_text(
+            source.read_text(encoding="utf-8").replace(",2025,", f",{year},"), encoding="utf-8"
+        )
         result = runner.invoke(main, ["import", "csv", str(source), "--root", str(tmp_path)])
-        assert result.exit_code == 1 and "must be written as digits" in result.output, (year, result.output)
+        assert result.exit_code == 1 and "must be written as digits" in result.output, (
+            year,
+            result.output,
+        )
         assert result.exception is None or isinstance(result.exception, SystemExit)
 
 
@@ -77,7 +109,9 @@ def test_output_option_refuses_a_device(mini_project, tmp_path):
         os.mknod(device, stat.S_IFCHR | 0o666, os.makedev(1, 3))
     except PermissionError:
         os.mkfifo(device)  # without root: a FIFO is refused the same way
-    result = runner.invoke(main, ["export", "json", "--root", str(mini_project.root), "-o", str(device)])
+    result = runner.invoke(
+        main, ["export", "json", "--root", str(mini_project.root), "-o", str(device)]
+    )
     assert result.exit_code == 1 and "not a regular file" in result.output
     assert not stat.S_ISREG(os.stat(device).st_mode)
     with pytest.raises(UnsafeWriteError, match="not a regular file"):
@@ -117,7 +151,9 @@ def test_write_keeps_a_symlink_inside_the_tree_and_the_file_mode(tmp_path):
     (tmp_path / "real.md").chmod(0o640)
     (tmp_path / "alias.md").symlink_to("real.md")
     assert write_if_changed(tmp_path / "alias.md", b"new", root=tmp_path)
-    assert (tmp_path / "alias.md").is_symlink() and (tmp_path / "real.md").read_text(encoding="utf-8") == "new"
+    assert (tmp_path / "alias.md").is_symlink() and (tmp_path / "real.md").read_text(
+        encoding="utf-8"
+    ) == "new"
     assert stat.S_IMODE((tmp_path / "real.md").stat().st_mode) == 0o640
     assert not write_if_changed(tmp_path / "alias.md", b"new", root=tmp_path)
 
@@ -143,7 +179,9 @@ def test_site_build_does_not_clean_a_folder_that_merely_holds_a_sitemap(mini_pro
     with pytest.raises(SiteError, match="no .masrl-site marker"):
         build_site(mini_project, output=folder, staging=tmp_path / "src")
     assert (folder / "thesis.tex").read_text(encoding="utf-8") == "keep me"
-    result = runner.invoke(main, ["site", "build", "--root", str(mini_project.root), "-o", str(folder)])
+    result = runner.invoke(
+        main, ["site", "build", "--root", str(mini_project.root), "-o", str(folder)]
+    )
     assert result.exit_code == 1 and "refusing" in result.output
 
 
@@ -164,14 +202,18 @@ def test_bib_keys_never_reach_a_path(tmp_path):
 
     project = Project(tmp_path)
     source = tmp_path / "refs.bib"
-    source.write_text("@article{../../taxonomy/categories, title={A Paper}, author={Doe, Jane}, year={2025}}\n",
-                      encoding="utf-8")
+    source.write_text(
+        "@article{../../taxonomy/categories, title={A Paper}, author={Doe, Jane}, year={2025}}\n",
+        encoding="utf-8",
+    )
     plan = plan_bib_import(source, project)
     assert [p.path.parent for p in plan.files] == [project.corpus_dir]
     assert entry_data  # the shared fixture module is importable
 
 
-def test_bulk_writes_create_new_files_in_place_without_following_or_replacing(tmp_path, monkeypatch):
+def test_bulk_writes_create_new_files_in_place_without_following_or_replacing(
+    tmp_path, monkeypatch
+):
     """write_many creates a new file directly (no temporary file and rename: an import of 100,000
     rows took twice as long), so the creation itself must refuse a name planted since the check
     and leave nothing half-written behind when writing fails."""

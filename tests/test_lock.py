@@ -27,9 +27,18 @@ def uv() -> Path:
     return UV
 
 
-def run(*args, cwd: Path, env: dict | None = None, check: bool = True) -> subprocess.CompletedProcess:
-    return subprocess.run([str(a) for a in args], cwd=cwd, capture_output=True, text=True, timeout=120,
-                          check=check, env={**os.environ, **(env or {})})
+def run(
+    *args, cwd: Path, env: dict | None = None, check: bool = True
+) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [str(a) for a in args],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=check,
+        env={**os.environ, **(env or {})},
+    )
 
 
 def test_the_lock_matches_pyproject_and_relocking_changes_no_byte(uv, tmp_path):
@@ -44,16 +53,30 @@ def test_the_lock_refuses_a_pyproject_it_does_not_match(uv, tmp_path):
     for name in ("pyproject.toml", "uv.lock"):
         shutil.copy(REPO_ROOT / name, tmp_path / name)
     pyproject = tmp_path / "pyproject.toml"
-    pyproject.write_text(pyproject.read_text().replace('"click>=8.1",', '"click>=8.1",\n  "six>=1.0",'))
+    pyproject.write_text(
+        pyproject.read_text().replace('"click>=8.1",', '"click>=8.1",\n  "six>=1.0",')
+    )
     result = run(uv, "lock", "--check", "--offline", cwd=tmp_path, check=False)
     assert result.returncode != 0
 
 
 def test_the_installed_versions_are_exactly_the_locks(uv):
     """What `make test` runs on: uv checks .venv against the lock (dev extra), changing nothing."""
-    result = run(uv, "sync", "--locked", "--extra", "dev", "--check", "--offline", cwd=REPO_ROOT, check=False,
-                 env={"UV_PYTHON_DOWNLOADS": "never"})
-    assert result.returncode == 0, "installed versions differ from uv.lock (run `make setup`):\n" + result.stderr
+    result = run(
+        uv,
+        "sync",
+        "--locked",
+        "--extra",
+        "dev",
+        "--check",
+        "--offline",
+        cwd=REPO_ROOT,
+        check=False,
+        env={"UV_PYTHON_DOWNLOADS": "never"},
+    )
+    assert result.returncode == 0, (
+        "installed versions differ from uv.lock (run `make setup`):\n" + result.stderr
+    )
     assert "Would make no changes" in result.stderr
 
 
@@ -71,7 +94,9 @@ def make_wheel(folder: Path, name: str, version: str) -> None:
     }
     record = []
     for path, text in files.items():
-        digest = base64.urlsafe_b64encode(hashlib.sha256(text.encode()).digest()).rstrip(b"=").decode()
+        digest = (
+            base64.urlsafe_b64encode(hashlib.sha256(text.encode()).digest()).rstrip(b"=").decode()
+        )
         record.append(f"{path},sha256={digest},{len(text.encode())}")
     files[f"{tag}.dist-info/RECORD"] = "\n".join([*record, f"{tag}.dist-info/RECORD,,"]) + "\n"
     with zipfile.ZipFile(folder / f"{tag}-py3-none-any.whl", "w") as archive:
@@ -96,7 +121,8 @@ def toy_project(uv, tmp_path) -> Path:
     (root / "pyproject.toml").write_text(
         '[project]\nname = "lockdemo"\nversion = "0"\nrequires-python = ">=3.11"\n'
         'dependencies = ["masrltoy>=1.0"]\n\n'
-        f'[tool.uv]\npackage = false\nno-index = true\nfind-links = ["{wheels}"]\n')
+        f'[tool.uv]\npackage = false\nno-index = true\nfind-links = ["{wheels}"]\n'
+    )
     make_wheel(wheels, "masrltoy", "1.0")
     run(uv, "lock", cwd=root)
     git(root, "init", "--quiet", "--initial-branch=main")
@@ -107,8 +133,13 @@ def toy_project(uv, tmp_path) -> Path:
 
 
 def update(root: Path, suite: str) -> subprocess.CompletedProcess:
-    return run("bash", SCRIPT, cwd=root, check=False,
-               env={"DRY_RUN": "1", "SUITE": suite, "GH_TOKEN": "", "GITHUB_REPOSITORY": ""})
+    return run(
+        "bash",
+        SCRIPT,
+        cwd=root,
+        check=False,
+        env={"DRY_RUN": "1", "SUITE": suite, "GH_TOKEN": "", "GITHUB_REPOSITORY": ""},
+    )
 
 
 def test_the_update_script_proposes_newer_versions_with_a_green_suite(toy_project):
@@ -125,7 +156,9 @@ def test_the_update_script_proposes_newer_versions_with_a_green_suite(toy_projec
 def test_a_breaking_release_makes_the_update_red(toy_project):
     result = update(toy_project, "echo '1 failed, 2 passed'; exit 1")
     assert result.returncode == 1
-    assert "The whole suite FAILS (exit 1)" in result.stdout and "1 failed, 2 passed" in result.stdout
+    assert (
+        "The whole suite FAILS (exit 1)" in result.stdout and "1 failed, 2 passed" in result.stdout
+    )
     assert "bound that package's range" in result.stdout
 
 

@@ -21,8 +21,12 @@ UV = REPO_ROOT / ".tools" / "uv" / "bin" / "uv"
 
 def project_files(root: Path) -> list[str]:
     """What git tracks, plus new files it does not ignore: what a commit would ship."""
-    listed = subprocess.run(["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"], cwd=root,
-                            capture_output=True, check=True).stdout.decode()
+    listed = subprocess.run(
+        ["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
+        cwd=root,
+        capture_output=True,
+        check=True,
+    ).stdout.decode()
     return [name for name in listed.split("\0") if name and (root / name).is_file()]
 
 
@@ -37,8 +41,13 @@ def copy_project(destination: Path) -> Path:
 def build_distributions(source: Path, out: Path) -> tuple[Path, Path]:
     # No isolation: the build backend (setuptools) comes from the locked dev extra, so the test
     # needs no network; the wheel is built from the sdist, as `python -m build` does by default.
-    subprocess.run([sys.executable, "-m", "build", "--no-isolation", "--outdir", str(out), str(source)],
-                   check=True, capture_output=True, text=True, timeout=300)
+    subprocess.run(
+        [sys.executable, "-m", "build", "--no-isolation", "--outdir", str(out), str(source)],
+        check=True,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     (sdist,) = out.glob("masrl-*.tar.gz")
     (wheel,) = out.glob("masrl-*.whl")
     return sdist, wheel
@@ -50,8 +59,12 @@ def venv_with_dependencies(path: Path) -> Path:
     editable install of masrl, are not read from there), so the test needs no network."""
     venv.create(path, with_pip=False)
     python = path / "bin" / "python"
-    purelib = subprocess.run([python, "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
-                             capture_output=True, text=True, check=True).stdout.strip()
+    purelib = subprocess.run(
+        [python, "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.strip()
     Path(purelib, "masrl-test-dependencies.pth").write_text(sysconfig.get_paths()["purelib"] + "\n")
     return python
 
@@ -61,26 +74,57 @@ def test_the_wheel_installs_and_runs_away_from_the_checkout(tmp_path):
     sdist, wheel = build_distributions(source, tmp_path / "dist")
     with zipfile.ZipFile(wheel) as archive:
         names = set(archive.namelist())
-    assert "masrl/taxonomy_data/sub_decisions.yaml" in names  # the vocabularies travel with the wheel
+    assert (
+        "masrl/taxonomy_data/sub_decisions.yaml" in names
+    )  # the vocabularies travel with the wheel
     assert "masrl/traces/examples/debate.json" in names
     assert not any(name.startswith(("tests/", "corpus/")) for name in names)
 
     python = venv_with_dependencies(tmp_path / "venv")
     # Installed as a user's installer would (uv, which scripts/sync.sh puts in .tools), with its
     # console script; --no-deps, as the dependencies are importable through the .pth file.
-    subprocess.run([str(UV), "pip", "install", "--quiet", "--no-deps", "--offline", "--python", str(python),
-                    str(wheel)], check=True, capture_output=True, text=True, timeout=120)
-    purelib = subprocess.run([python, "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
-                             capture_output=True, text=True, check=True).stdout.strip()
+    subprocess.run(
+        [
+            str(UV),
+            "pip",
+            "install",
+            "--quiet",
+            "--no-deps",
+            "--offline",
+            "--python",
+            str(python),
+            str(wheel),
+        ],
+        check=True,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    purelib = subprocess.run(
+        [python, "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.strip()
     away = tmp_path / "elsewhere"
     away.mkdir()
 
     def masrl(*args: str) -> subprocess.CompletedProcess:
-        return subprocess.run([tmp_path / "venv" / "bin" / "masrl", *args], cwd=away, capture_output=True,
-                              text=True, timeout=120)
+        return subprocess.run(
+            [tmp_path / "venv" / "bin" / "masrl", *args],
+            cwd=away,
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
 
-    where = subprocess.run([python, "-c", "import masrl; print(masrl.__file__)"], cwd=away, capture_output=True,
-                           text=True, check=True).stdout
+    where = subprocess.run(
+        [python, "-c", "import masrl; print(masrl.__file__)"],
+        cwd=away,
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
     assert where.startswith(purelib), where  # the wheel's masrl, not the checkout's
     result = masrl("--help")
     assert result.returncode == 0 and "validate" in result.stdout, result.stderr
@@ -88,7 +132,11 @@ def test_the_wheel_installs_and_runs_away_from_the_checkout(tmp_path):
     result = masrl("trace", "validate", str(example), "--no-progress")
     assert result.returncode == 0, result.stdout + result.stderr
     corpus_checkout = tmp_path / "corpus-checkout"
-    shutil.copytree(source, corpus_checkout, ignore=shutil.ignore_patterns("tools", "tests", "build", "*.egg-info"))
+    shutil.copytree(
+        source,
+        corpus_checkout,
+        ignore=shutil.ignore_patterns("tools", "tests", "build", "*.egg-info"),
+    )
     result = masrl("validate", "--root", str(corpus_checkout))
     assert result.returncode == 0, result.stdout + result.stderr
     assert sdist.name.startswith("masrl-") and sdist.stat().st_size > 0

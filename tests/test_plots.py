@@ -29,7 +29,9 @@ def real_corpus():
 # Drawn afresh in every run, cache or not: one figure of each drawing function, in SVG, and the
 # smallest heatmap in PNG alone (`masrl plots --format png`), which must still be the PNG that
 # `masrl build` commits, saved after the SVG.
-FRESH_SVG = sorted({drawer.__qualname__: name for name, drawer in reversed(DRAWERS.items())}.values())
+FRESH_SVG = sorted(
+    {drawer.__qualname__: name for name, drawer in reversed(DRAWERS.items())}.values()
+)
 FRESH_PNG = ["heatmap-sub-decision-topology"]
 
 
@@ -70,9 +72,14 @@ def test_drawing_afresh_gives_the_committed_bytes(real_corpus):
     files: the bytes are the same, so the drawing itself is deterministic, not only the cache."""
     with pytest.MonkeyPatch.context() as patch:
         patch.setenv(CACHE_ENV, "off")
-        fresh = {**render_figures(real_corpus, FRESH_SVG, ("svg",)), **render_figures(real_corpus, FRESH_PNG, ("png",))}
+        fresh = {
+            **render_figures(real_corpus, FRESH_SVG, ("svg",)),
+            **render_figures(real_corpus, FRESH_PNG, ("png",)),
+        }
     assert len(FRESH_SVG) >= 5 and len(fresh) == len(FRESH_SVG) + len(FRESH_PNG)
-    assert [path for path, content in fresh.items() if content != (REPO_ROOT / path).read_bytes()] == []
+    assert [
+        path for path, content in fresh.items() if content != (REPO_ROOT / path).read_bytes()
+    ] == []
 
 
 def test_files_carry_no_date_or_software_stamp(rendered):
@@ -102,7 +109,10 @@ def test_screening_flow_numbers(published_corpus):
     data = screening_flow_data(published_corpus)
     assert data["audited"] == 116 and data["retained"] == 84
     assert [(s["stage"], s["excluded"], s["remaining"]) for s in data["stages"]] == [
-        ("abstract_screen", 16, 100), ("full_text_screen", 9, 91), ("artifact_screen", 6, 85), ("duplicate_screen", 1, 84),
+        ("abstract_screen", 16, 100),
+        ("full_text_screen", 9, 91),
+        ("artifact_screen", 6, 85),
+        ("duplicate_screen", 1, 84),
     ]
     assert sum(data["categories"].values()) == 84
     assert sum(sum(s["reasons"].values()) for s in data["stages"]) == 32
@@ -117,7 +127,15 @@ def test_unknown_figure_name_is_refused(mini_project):
 
 def test_cli_renders_selected_figures_and_skips_unchanged(mini_project):
     runner = CliRunner()
-    args = ["plots", "--root", str(mini_project.root), "--only", "entries-per-year", "--format", "svg"]
+    args = [
+        "plots",
+        "--root",
+        str(mini_project.root),
+        "--only",
+        "entries-per-year",
+        "--format",
+        "svg",
+    ]
     result = runner.invoke(main, args)
     assert result.exit_code == 0, result.output
     assert (mini_project.root / "figures" / "entries-per-year.svg").is_file()
@@ -127,13 +145,18 @@ def test_cli_renders_selected_figures_and_skips_unchanged(mini_project):
     assert again.exit_code == 0 and "0 changed" in again.output
 
 
-def test_the_figure_cache_serves_identical_bytes_and_ignores_a_tampered_file(mini_project, tmp_path, monkeypatch):
+def test_the_figure_cache_serves_identical_bytes_and_ignores_a_tampered_file(
+    mini_project, tmp_path, monkeypatch
+):
     monkeypatch.setenv(CACHE_ENV, str(tmp_path / "cache"))
     corpus = load_corpus(mini_project)
     first = render_figures(corpus, ["entries-per-year"])
     cache = plots.figure_cache(corpus)
     stored = cache._file("figures/entries-per-year.svg")
-    assert stored.is_file() and cache.get("figures/entries-per-year.svg") == first["figures/entries-per-year.svg"]
+    assert (
+        stored.is_file()
+        and cache.get("figures/entries-per-year.svg") == first["figures/entries-per-year.svg"]
+    )
     stored.write_bytes(stored.read_bytes()[:-20] + b"<!-- tampered -->")
     assert cache.get("figures/entries-per-year.svg") is None
     assert render_figures(corpus, ["entries-per-year"]) == first
@@ -160,7 +183,11 @@ def test_a_change_to_the_counting_or_drawing_code_draws_again(mini_project, tmp_
     assert plots.figure_cache(corpus).directory != before
 
     keys = []
-    monkeypatch.setattr(cache, "cached_files", lambda kind, inputs, produce: keys.append(list(inputs)) or {"svg": b""})
+    monkeypatch.setattr(
+        cache,
+        "cached_files",
+        lambda kind, inputs, produce: keys.append(list(inputs)) or {"svg": b""},
+    )
     example = min(examples_directory().glob("*.json"))
     _figure_svg(example)
     edited(view, "view.py")

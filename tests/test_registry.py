@@ -57,7 +57,10 @@ values:
 def toy_project(mini_project):
     (mini_project.root / "taxonomy" / "modalities.yaml").write_text(TOY_AXIS, encoding="utf-8")
     for key, modality in (("alpha2025", "text"), ("beta2024", "latent"), ("gamma2023", None)):
-        write_entry(mini_project.root, {**_loaded(mini_project.corpus_dir / f"{key}.yaml"), "modality": modality})
+        write_entry(
+            mini_project.root,
+            {**_loaded(mini_project.corpus_dir / f"{key}.yaml"), "modality": modality},
+        )
     return mini_project
 
 
@@ -82,7 +85,9 @@ def test_validate_accepts_the_toy_axis_and_rejects_unknown_values(toy_project):
     path = toy_project.corpus_dir / "alpha2025.yaml"
     write_entry(toy_project.root, {**_loaded(path), "modality": "txt"})
     messages = [p.as_text() for p in validate_project(toy_project).errors]
-    assert any("unknown modality 'txt'" in m and "Did you mean 'text'?" in m for m in messages), messages
+    assert any("unknown modality 'txt'" in m and "Did you mean 'text'?" in m for m in messages), (
+        messages
+    )
     data = _loaded(path)
     del data["modality"]
     write_entry(toy_project.root, data)
@@ -95,7 +100,9 @@ def test_stats_and_csv_export_count_and_carry_the_toy_axis(toy_project):
     counts = compute_stats(corpus).axis_counts["modality"]
     assert counts.as_dict() == {"text": 1, "latent": 1, "not applicable": 1}
     header = export_csv(corpus, "papers").splitlines()[0].split(",")
-    assert "modality" in header[header.index("one_liner"):]  # one of masrl's columns after the artifact's
+    assert (
+        "modality" in header[header.index("one_liner") :]
+    )  # one of masrl's columns after the artifact's
 
 
 def test_the_built_site_table_has_a_toy_axis_column_and_filter(toy_project, tmp_path):
@@ -105,7 +112,10 @@ def test_the_built_site_table_has_a_toy_axis_column_and_filter(toy_project, tmp_
     assert {e["key"]: e["tags"]["modality"] for e in data["entries"]}["beta2024"] == ["latent"]
     table = (build.paths.output / "table" / "index.html").read_text(encoding="utf-8")
     assert 'data-sort-key="modality"' in table and 'data-axis="modality"' in table
-    assert ".masrl-chip--modality { --masrl-hue: 90; }" in (build.paths.output / "assets/css/axes.css").read_text()
+    assert (
+        ".masrl-chip--modality { --masrl-hue: 90; }"
+        in (build.paths.output / "assets/css/axes.css").read_text()
+    )
 
 
 def test_a_malformed_registry_entry_is_one_clear_error(mini_project):
@@ -125,7 +135,10 @@ def test_a_copy_of_the_vocabularies_is_parsed_once_and_a_changed_copy_again(mini
     assert all(same.axes[name] is axis for name, axis in original.axes.items())  # not parsed again
     (copy / "modalities.yaml").write_text(TOY_AXIS, encoding="utf-8")
     changed = load_taxonomy(copy)
-    assert "modalities" in changed.axes and "modalities" not in load_taxonomy(mini_project.root / "taxonomy").axes
+    assert (
+        "modalities" in changed.axes
+        and "modalities" not in load_taxonomy(mini_project.root / "taxonomy").axes
+    )
 
 
 def test_the_committed_schema_agrees_with_the_pydantic_model():

@@ -44,6 +44,8 @@ def test_generated_files_are_fresh():
 
 
 def test_no_reference_data_is_tracked():
-    tracked = subprocess.run(["git", "ls-files"], cwd=REPO_ROOT, capture_output=True, text=True, check=True).stdout.split()
+    tracked = subprocess.run(
+        ["git", "ls-files"], cwd=REPO_ROOT, capture_output=True, text=True, check=True
+    ).stdout.split()
     for name in tracked:
         assert name.rsplit("/", 1)[-1] not in ("papers.csv", "excluded.csv", "papers.bib"), name

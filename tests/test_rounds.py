@@ -30,14 +30,19 @@ def test_every_live_record_belongs_to_a_known_round_on_or_after_its_search():
 
 
 def test_a_record_without_dates_is_reported(mini_project):
-    write_entry(mini_project.root, entry_data("delta2025", title="Delta Agents Learn", drop=["added", "round"]))
+    write_entry(
+        mini_project.root,
+        entry_data("delta2025", title="Delta Agents Learn", drop=["added", "round"]),
+    )
     errors = messages(mini_project)
     assert any("delta2025.yaml" in e and "missing required field 'added'" in e for e in errors)
     assert any("delta2025.yaml" in e and "missing required field 'round'" in e for e in errors)
 
 
 def test_an_unknown_round_names_file_line_and_known_rounds(mini_project):
-    write_exclusion(mini_project.root, exclusion_data("E002", round="2099-01", title="Another unrelated record"))
+    write_exclusion(
+        mini_project.root, exclusion_data("E002", round="2099-01", title="Another unrelated record")
+    )
     errors = messages(mini_project)
     assert len(errors) == 1
     assert errors[0].startswith("exclusions/E002.yaml:12: error: unknown screening round '2099-01'")
@@ -48,19 +53,31 @@ def test_an_unknown_round_names_file_line_and_known_rounds(mini_project):
 def test_a_broken_rounds_file_is_reported_with_its_line(mini_project):
     (mini_project.root / "screening" / "rounds.yaml").write_text(
         "rounds:\n  - id: Bad Id\n    date: tomorrow\n    searched: {from: null, until: null}\n"
-        "    query_families: [nonsense]\n    sources: [arxiv]\n    notes: x\n", encoding="utf-8")
+        "    query_families: [nonsense]\n    sources: [arxiv]\n    notes: x\n",
+        encoding="utf-8",
+    )
     errors = messages(mini_project)
     assert any(e.startswith("screening/rounds.yaml:2: error: round id 'Bad Id'") for e in errors)
-    assert any(e.startswith("screening/rounds.yaml:3: error: round date 'tomorrow'") for e in errors)
-    assert any(e.startswith("screening/rounds.yaml:5: error: unknown query families nonsense") for e in errors)
+    assert any(
+        e.startswith("screening/rounds.yaml:3: error: round date 'tomorrow'") for e in errors
+    )
+    assert any(
+        e.startswith("screening/rounds.yaml:5: error: unknown query families nonsense")
+        for e in errors
+    )
 
 
 def test_without_a_rounds_file_only_the_survey_round_is_known(mini_project):
     (mini_project.root / "screening" / "rounds.yaml").unlink()
     assert messages(mini_project) == []
-    write_exclusion(mini_project.root, exclusion_data("E002", round="2026-11", title="Another unrelated record"))
+    write_exclusion(
+        mini_project.root, exclusion_data("E002", round="2026-11", title="Another unrelated record")
+    )
     errors = messages(mini_project)
-    assert len(errors) == 1 and "create screening/rounds.yaml with a round of id '2026-11'" in errors[0]
+    assert (
+        len(errors) == 1
+        and "create screening/rounds.yaml with a round of id '2026-11'" in errors[0]
+    )
 
 
 def test_a_round_records_the_terms_it_ran_per_query_family():
@@ -77,10 +94,15 @@ def test_terms_for_a_family_the_round_did_not_run_are_reported(mini_project):
     text = path.read_text(encoding="utf-8")
     survey_sources = "    sources: [arxiv, openreview, acl_anthology, company_docs, company_blog, project_page]\n"
     assert survey_sources in text
-    path.write_text(text.replace(survey_sources, survey_sources + "    terms: {nonsense_family: [x]}\n", 1),
-                    encoding="utf-8")
+    path.write_text(
+        text.replace(survey_sources, survey_sources + "    terms: {nonsense_family: [x]}\n", 1),
+        encoding="utf-8",
+    )
     errors = messages(mini_project)
-    assert any("terms given for 'nonsense_family'" in e and e.startswith("screening/rounds.yaml:") for e in errors)
+    assert any(
+        "terms given for 'nonsense_family'" in e and e.startswith("screening/rounds.yaml:")
+        for e in errors
+    )
 
 
 def test_whats_new_names_what_each_round_searched():

@@ -18,9 +18,13 @@ def plain(data):
     return json.loads(json.dumps(data))
 
 
-@pytest.mark.parametrize(("folder", "schema", "header"), [
-    ("corpus", ENTRY_SCHEMA, ENTRY_SCHEMA_LINE), ("exclusions", EXCLUSION_SCHEMA, EXCLUSION_SCHEMA_LINE),
-])
+@pytest.mark.parametrize(
+    ("folder", "schema", "header"),
+    [
+        ("corpus", ENTRY_SCHEMA, ENTRY_SCHEMA_LINE),
+        ("exclusions", EXCLUSION_SCHEMA, EXCLUSION_SCHEMA_LINE),
+    ],
+)
 def test_every_data_file_matches_its_schema_and_names_it(folder, schema, header):
     validator = jsonschema.Draft202012Validator(schema)
     paths = sorted((REPO_ROOT / folder).glob("*.yaml"))
@@ -31,18 +35,21 @@ def test_every_data_file_matches_its_schema_and_names_it(folder, schema, header)
         assert not errors, (path, errors[0].message)
 
 
-@pytest.mark.parametrize("overrides", [
-    {"category": "rl-method"},
-    {"credit_units": ["NA"]},
-    {"topology": "NA"},
-    {"summary": "TODO"},
-    {"survey_role": "case"},                      # rule: case is industrial
-    {"credit_mechanism": None},                   # rule: credit units need a strength
-    {"evaluation_measures": ["outcome"]},         # rule: measures only for benchmarks
-    {"urls": ["javascript:alert(1)"]},
-    {"identifiers": {"arxiv": "arXiv:2508.04652"}},
-    {"extra_field": 1},
-])
+@pytest.mark.parametrize(
+    "overrides",
+    [
+        {"category": "rl-method"},
+        {"credit_units": ["NA"]},
+        {"topology": "NA"},
+        {"summary": "TODO"},
+        {"survey_role": "case"},  # rule: case is industrial
+        {"credit_mechanism": None},  # rule: credit units need a strength
+        {"evaluation_measures": ["outcome"]},  # rule: measures only for benchmarks
+        {"urls": ["javascript:alert(1)"]},
+        {"identifiers": {"arxiv": "arXiv:2508.04652"}},
+        {"extra_field": 1},
+    ],
+)
 def test_schema_rejects_what_validate_rejects(overrides):
     validator = jsonschema.Draft202012Validator(ENTRY_SCHEMA)
     assert not list(validator.iter_errors(plain(entry_data("alpha2025"))))

@@ -28,13 +28,15 @@ def require_asreview():
         import asreview  # noqa: F401
     except ImportError:
         if os.environ.get("CI") == "true":
-            pytest.fail("asreview is not installed but CI must run this test: pip install -e '.[dev]'")
+            pytest.fail(
+                "asreview is not installed but CI must run this test: pip install -e '.[dev]'"
+            )
         pytest.skip("asreview is not installed (pip install 'masrl[asreview]')")
 
 
-
-
-def asreview_project(tmp_path: Path, csv_text: str, labels: dict[str, tuple[int, str | None]]) -> Path:
+def asreview_project(
+    tmp_path: Path, csv_text: str, labels: dict[str, tuple[int, str | None]]
+) -> Path:
     """Load the export into a real ASReview project, label by masrl id, export the .asreview file."""
     from asreview import Project as AsreviewProject
 
@@ -67,27 +69,44 @@ def test_round_trip_through_asreview_lab(screening, tmp_path):
     before = snapshot(screening.root)
     csv_text = export_csv(screening, labelled=True)
     assert csv_text == export_csv(screening, labelled=True)  # deterministic
-    assert csv_text.splitlines()[0] == "record_id,masrl_id,title,abstract,authors,doi,url,arxiv_id,keywords,included"
-    labels = {"2606.00002": (1, None), "2606.00006": (0, "no_rl_component: Prompted debate; nothing is trained."),
-              "2606.00004": (0, None)}
+    assert (
+        csv_text.splitlines()[0]
+        == "record_id,masrl_id,title,abstract,authors,doi,url,arxiv_id,keywords,included"
+    )
+    labels = {
+        "2606.00002": (1, None),
+        "2606.00006": (0, "no_rl_component: Prompted debate; nothing is trained."),
+        "2606.00004": (0, None),
+    }
     project_file = asreview_project(tmp_path, csv_text, labels)
 
     report = import_project(screening, project_file, screener="lab-team", round_id="2026-11")
     assert sorted(line.split(":")[0] for line in report.applied) == sorted(labels)
     assert len(report.agreed) == REAL_AUDITED and report.clean, report
     decisions = {d.record: d for d in read_decisions(screening)}
-    assert set(decisions) == set(labels) and {d.screener for d in decisions.values()} == {"lab-team"}
+    assert set(decisions) == set(labels) and {d.screener for d in decisions.values()} == {
+        "lab-team"
+    }
     assert decisions["2606.00006"].reason_code == "no_rl_component"
-    assert decisions["2606.00004"].reason_code == "TODO"  # ASReview records no reason: left for validate to flag
+    assert (
+        decisions["2606.00004"].reason_code == "TODO"
+    )  # ASReview records no reason: left for validate to flag
     assert {r.id for r in read_queue(screening)} == {"2606.00001", "2606.00003", "2606.00005"}
     after = snapshot(screening.root)
     changed = {k for k in before.keys() & after.keys() if before[k] != after[k]}
     assert changed == set()  # no existing record was touched
     new = sorted(after.keys() - before.keys())
-    assert new == ["corpus/okafor2026.yaml", f"exclusions/E{REAL_EXCLUSIONS + 1:03d}.yaml", f"exclusions/E{REAL_EXCLUSIONS + 2:03d}.yaml", "screening/decisions/2026-11.yaml"]
+    assert new == [
+        "corpus/okafor2026.yaml",
+        f"exclusions/E{REAL_EXCLUSIONS + 1:03d}.yaml",
+        f"exclusions/E{REAL_EXCLUSIONS + 2:03d}.yaml",
+        "screening/decisions/2026-11.yaml",
+    ]
 
     again = import_project(screening, project_file, screener="lab-team", round_id="2026-11")
-    assert again.applied == [] and len(again.agreed) == REAL_AUDITED + 3  # a second import adds nothing
+    assert (
+        again.applied == [] and len(again.agreed) == REAL_AUDITED + 3
+    )  # a second import adds nothing
 
 
 def test_round_trip_through_asreview_lab_in_ris(screening, tmp_path):
@@ -102,8 +121,12 @@ def test_round_trip_through_asreview_lab_in_ris(screening, tmp_path):
     entries = rispy.loads(ris)
     ids = [e["id"] for e in entries]
     assert len(ids) == len(set(ids)) == len(export_csv(screening, labelled=True).splitlines()) - 1
-    assert entries[0]["id"] == "2606.00001" and not any(n.startswith("ASReview_") for n in entries[0].get("notes", []))
-    assert sum("ASReview_relevant" in e.get("notes", []) for e in entries) == len(list((screening.root / "corpus").glob("*.yaml")))
+    assert entries[0]["id"] == "2606.00001" and not any(
+        n.startswith("ASReview_") for n in entries[0].get("notes", [])
+    )
+    assert sum("ASReview_relevant" in e.get("notes", []) for e in entries) == len(
+        list((screening.root / "corpus").glob("*.yaml"))
+    )
     data = tmp_path / "export.ris"
     data.write_text(ris, encoding="utf-8")
     lab = AsreviewProject.create(tmp_path / "lab", project_mode="oracle")
@@ -113,7 +136,9 @@ def test_round_trip_through_asreview_lab_in_ris(screening, tmp_path):
     by_row = {int(r.dataset_row): int(r.record_id) for r in frame.itertuples()}
     with lab.db as db:
         priors = db.get_results_table()
-        assert len(priors) == REAL_AUDITED  # masrl's decisions came along as ASReview's prior labels
+        assert (
+            len(priors) == REAL_AUDITED
+        )  # masrl's decisions came along as ASReview's prior labels
         for masrl_id, label in (("2606.00002", 1), ("2606.00004", 0)):
             db.label_record(by_row[ids.index(masrl_id)], label)
         db.update_note(by_row[ids.index("2606.00004")], "single_agent: One agent only.")
@@ -126,7 +151,10 @@ def test_round_trip_through_asreview_lab_in_ris(screening, tmp_path):
     assert sorted(line.split(":")[0] for line in report.applied) == ["2606.00002", "2606.00004"]
     assert len(report.agreed) == REAL_AUDITED and report.clean, report
     decisions = {d.record: d for d in read_decisions(screening)}
-    assert (decisions["2606.00004"].reason_code, decisions["2606.00004"].rationale) == ("single_agent", "One agent only.")
+    assert (decisions["2606.00004"].reason_code, decisions["2606.00004"].rationale) == (
+        "single_agent",
+        "One agent only.",
+    )
     after = snapshot(screening.root)
     assert {k for k in before.keys() & after.keys() if before[k] != after[k]} == set()
 
@@ -134,18 +162,32 @@ def test_round_trip_through_asreview_lab_in_ris(screening, tmp_path):
 def test_ris_values_stay_on_one_line():
     from masrl.screening.asreview_io import ris_entries
 
-    row = {"masrl_id": "x", "title": "A\nTY  - JOUR", "abstract": "one\nER  - two", "authors": "Doe, J;Roe, R",
-           "doi": "", "url": "", "arxiv_id": "2606.1", "keywords": "", "included": "0"}
+    row = {
+        "masrl_id": "x",
+        "title": "A\nTY  - JOUR",
+        "abstract": "one\nER  - two",
+        "authors": "Doe, J;Roe, R",
+        "doi": "",
+        "url": "",
+        "arxiv_id": "2606.1",
+        "keywords": "",
+        "included": "0",
+    }
     entry = ris_entries([row])[0]
     assert entry["title"] == "A TY - JOUR" and entry["abstract"] == "one ER - two"
-    assert entry["notes"] == ["ASReview_irrelevant", "arXiv:2606.1"] and entry["authors"] == ["Doe, J", "Roe, R"]
+    assert entry["notes"] == ["ASReview_irrelevant", "arXiv:2606.1"] and entry["authors"] == [
+        "Doe, J",
+        "Roe, R",
+    ]
 
 
 def test_contradiction_and_unmatched_rows_are_listed_not_written(screening, tmp_path):
     require_asreview()
     csv_text = export_csv(screening, labelled=True)
-    extra = '999,,A Paper masrl Never Saw,About something else.,,,,,,\n'
-    project_file = asreview_project(tmp_path, csv_text + extra, {"agent-lightning": (0, None), "2606.00002": (1, None)})
+    extra = "999,,A Paper masrl Never Saw,About something else.,,,,,,\n"
+    project_file = asreview_project(
+        tmp_path, csv_text + extra, {"agent-lightning": (0, None), "2606.00002": (1, None)}
+    )
     entry = (screening.root / "corpus" / "agent-lightning.yaml").read_bytes()
     report = import_project(screening, project_file, screener="lab")
     assert any("agent-lightning (included in masrl)" in line for line in report.contradictions)
@@ -201,13 +243,26 @@ def test_benchmark_quick_run_gives_sane_figures():
 
     out = io.StringIO()
     with redirect_stdout(out):
-        assert bench_screening.main(["--quick", "--dataset", str(FIXTURES / "other_field.csv")]) == 0
+        assert (
+            bench_screening.main(["--quick", "--dataset", str(FIXTURES / "other_field.csv")]) == 0
+        )
     lines = out.getvalue().splitlines()
     assert re.fullmatch(r"WSS@95 ratio masrl/asreview: \d+\.\d\d", lines[-1])
-    rows = {line[:32].strip(): [float(x) for x in re.findall(r"^\s*(-?[\d.]+)", line[32:53]) +
-                                re.findall(r"(-?[\d.]+) \[", line[53:])]
-            for line in lines if line.startswith(("random", "asreview ", "masrl"))}
-    assert set(rows) == {"random", "asreview elas_u4 (default)", "asreview elas_u3 (naive Bayes)", "masrl"}
+    rows = {
+        line[:32].strip(): [
+            float(x)
+            for x in re.findall(r"^\s*(-?[\d.]+)", line[32:53])
+            + re.findall(r"(-?[\d.]+) \[", line[53:])
+        ]
+        for line in lines
+        if line.startswith(("random", "asreview ", "masrl"))
+    }
+    assert set(rows) == {
+        "random",
+        "asreview elas_u4 (default)",
+        "asreview elas_u3 (naive Bayes)",
+        "masrl",
+    }
     for name, (wss, r10, r25, r50) in rows.items():
         assert 0 <= r10 <= r25 <= r50 <= 100, name
     assert abs(rows["random"][0]) < 25
@@ -220,11 +275,26 @@ def test_benchmark_without_the_asreview_extra_says_so_and_runs_masrl_alone():
 
     hide = "import sys; sys.modules['asreview'] = None; sys.argv[0] = 'bench_screening.py'; "
     run = "import runpy; runpy.run_path('benchmarks/bench_screening.py', run_name='__main__')"
-    result = subprocess.run([sys.executable, "-c", hide + run, "--quick", "--dataset",
-                             str(FIXTURES / "other_field.csv")], cwd=REPO, capture_output=True, text=True,
-                            timeout=120)
+    result = subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            hide + run,
+            "--quick",
+            "--dataset",
+            str(FIXTURES / "other_field.csv"),
+        ],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert result.returncode == 0, result.stderr
     assert "Traceback" not in result.stderr
     assert "ASReview LAB is not installed" in result.stderr and "asreview extra" in result.stderr
-    methods = {line.split()[0] for line in result.stdout.splitlines() if line.startswith(("random", "asreview ", "masrl"))}
+    methods = {
+        line.split()[0]
+        for line in result.stdout.splitlines()
+        if line.startswith(("random", "asreview ", "masrl"))
+    }
     assert methods == {"random", "masrl"}

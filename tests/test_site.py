@@ -47,8 +47,10 @@ pytestmark = pytest.mark.xdist_group("site")
 
 # The entries whose credit is assigned per message, read from the live corpus (it grows by rounds).
 MESSAGE_LEVEL_KEYS = {
-    path.stem for path in (REPO_ROOT / "corpus").glob("*.yaml")
-    if "message" in (yaml.load(path.read_bytes(), Loader=yaml.CSafeLoader).get("credit_units") or [])
+    path.stem
+    for path in (REPO_ROOT / "corpus").glob("*.yaml")
+    if "message"
+    in (yaml.load(path.read_bytes(), Loader=yaml.CSafeLoader).get("credit_units") or [])
 }
 
 # A title that would run script, add an image with an onerror handler, make a Markdown link and
@@ -58,7 +60,9 @@ HOSTILE_TITLE = (
     "[click](https://evil.example) {{ config }}"
 )
 HOSTILE_KEY = "hostile2025"
-EXCLUDED_HOSTILE_TITLE = '<img src=y onerror="window.__pwned=2"> An excluded record *about* {{ page }}'
+EXCLUDED_HOSTILE_TITLE = (
+    '<img src=y onerror="window.__pwned=2"> An excluded record *about* {{ page }}'
+)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -92,9 +96,13 @@ _LOCK = threading.Lock()
 
 def _serve(folder: Path) -> str:
     folder.mkdir(parents=True, exist_ok=True)
-    server = ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(_QuietHandler, directory=str(folder)))
+    server = ThreadingHTTPServer(
+        ("127.0.0.1", 0), functools.partial(_QuietHandler, directory=str(folder))
+    )
     # Polled every 50 ms, not 500: shutdown() waits for the next poll, and the worker's exit for it.
-    threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True).start()
+    threading.Thread(
+        target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True
+    ).start()
     atexit.register(server.shutdown)
     return f"http://127.0.0.1:{server.server_address[1]}/"
 
@@ -111,21 +119,41 @@ def make_hostile_project(root: Path, url: str = "javascript:window.__pwned=1") -
     """The mini corpus plus one entry and one exclusion carrying hostile strings everywhere."""
     shutil.copytree(REPO_ROOT / "taxonomy", root / "taxonomy")
     write_entry(root, entry_data("alpha2025"))
-    write_entry(root, entry_data("beta2024", title="Beta Routing of Subtasks", year=2024,
-                                 credit_units=["message"], credit_mechanism="explicit"))
-    write_entry(root, entry_data(
-        HOSTILE_KEY,
-        title=HOSTILE_TITLE,
-        authors=['<b onmouseover="window.__pwned=1">Evil</b>, {{ config.site_name }}', "*Star*, `Tick`"],
-        # venues are a vocabulary (validate refuses others), so the venue's old hostile string
-        # travels in the affiliation, a free-text field the entry page shows
-        affiliation="[aff](javascript:window.__pwned=1) {: onclick=window.__pwned=1 } <i>Venue</i> :smile: |pipe|",
-        summary=f"{HOSTILE_TITLE} {{: .evil onclick=window.__pwned=1 }}",
-        notes="# Not a heading\n\n<iframe src=javascript:window.__pwned=1></iframe>\n--8<-- /etc/passwd",
-        urls=[url],
-    ))
-    write_exclusion(root, exclusion_data("E001", title=EXCLUDED_HOSTILE_TITLE,
-                                         rationale="<svg onload=window.__pwned=1> [x](y) {{ config }}"))
+    write_entry(
+        root,
+        entry_data(
+            "beta2024",
+            title="Beta Routing of Subtasks",
+            year=2024,
+            credit_units=["message"],
+            credit_mechanism="explicit",
+        ),
+    )
+    write_entry(
+        root,
+        entry_data(
+            HOSTILE_KEY,
+            title=HOSTILE_TITLE,
+            authors=[
+                '<b onmouseover="window.__pwned=1">Evil</b>, {{ config.site_name }}',
+                "*Star*, `Tick`",
+            ],
+            # venues are a vocabulary (validate refuses others), so the venue's old hostile string
+            # travels in the affiliation, a free-text field the entry page shows
+            affiliation="[aff](javascript:window.__pwned=1) {: onclick=window.__pwned=1 } <i>Venue</i> :smile: |pipe|",
+            summary=f"{HOSTILE_TITLE} {{: .evil onclick=window.__pwned=1 }}",
+            notes="# Not a heading\n\n<iframe src=javascript:window.__pwned=1></iframe>\n--8<-- /etc/passwd",
+            urls=[url],
+        ),
+    )
+    write_exclusion(
+        root,
+        exclusion_data(
+            "E001",
+            title=EXCLUDED_HOSTILE_TITLE,
+            rationale="<svg onload=window.__pwned=1> [x](y) {{ config }}",
+        ),
+    )
     return Project(root)
 
 
@@ -138,19 +166,26 @@ def _tag_values(entry, fields: list[str]) -> set[tuple[str, object]]:
     values = set()
     for field in fields:
         value = getattr(entry, field)
-        values |= {(field, v) for v in (value if isinstance(value, list) else [value]) if v is not None}
+        values |= {
+            (field, v) for v in (value if isinstance(value, list) else [value]) if v is not None
+        }
     return values
 
 
 def sample_keys(corpus) -> list[str]:
     """The entries the browser tests name, then, greedily, the entry that adds most tag values
     (and years) not yet shown, until every value the real corpus uses is shown at least once."""
-    fields = [axis.field_name for axis in corpus.taxonomy.record_axes("entry") if axis.field_name] + ["year"]
+    fields = [
+        axis.field_name for axis in corpus.taxonomy.record_axes("entry") if axis.field_name
+    ] + ["year"]
     values = {entry.key: _tag_values(entry, fields) for entry in corpus.entries}
     chosen = sorted(BROWSED_KEYS & values.keys())
     shown = set().union(*(values[key] for key in chosen))
     while True:
-        gain, key = max(((len(values[key] - shown), key) for key in values if key not in chosen), default=(0, ""))
+        gain, key = max(
+            ((len(values[key] - shown), key) for key in values if key not in chosen),
+            default=(0, ""),
+        )
         if not gain:
             return chosen
         chosen.append(key)
@@ -182,7 +217,9 @@ def built_site(kind: str, tmp_path_factory) -> BuiltSite:
             elif kind == "sample":
                 project = make_sample_project(scratch / "corpus-root")
             else:
-                project = make_hostile_project(scratch / "corpus-root", url="https://example.org/hostile")
+                project = make_hostile_project(
+                    scratch / "corpus-root", url="https://example.org/hostile"
+                )
             _SITES[kind] = _build(project, scratch)
         return _SITES[kind]
 
@@ -265,10 +302,31 @@ def test_real_site_builds_in_strict_mode_without_warnings(real_site, corpus):
     assert real_site.warnings == []
     for entry in corpus.entries:
         assert (real_site.folder / "entries" / entry.key / "index.html").is_file(), entry.key
-    for page in ("papers", "table", "statistics", "gaps", "claims", "screening", "taxonomy", "traces", "traces/schema",
-                 "traces/examples", "contributing", "data", "about", "browse", "browse/credit_units"):
+    for page in (
+        "papers",
+        "table",
+        "statistics",
+        "gaps",
+        "claims",
+        "screening",
+        "taxonomy",
+        "traces",
+        "traces/schema",
+        "traces/examples",
+        "contributing",
+        "data",
+        "about",
+        "browse",
+        "browse/credit_units",
+    ):
         assert (real_site.folder / page / "index.html").is_file(), page
-    for download in ("masrl.bib", "data/entries.json", "data/corpus.json", "data/stats.json", "data/papers.csv"):
+    for download in (
+        "masrl.bib",
+        "data/entries.json",
+        "data/corpus.json",
+        "data/stats.json",
+        "data/papers.csv",
+    ):
         assert (real_site.folder / download).is_file(), download
 
 
@@ -282,13 +340,30 @@ def test_site_loads_nothing_from_other_hosts(real_site):
                 value = attributes.get(name, "")
                 is_resource = name != "href" or tag in ("link", "script", "img", "iframe", "source")
                 parsed = urlsplit(value)
-                points_to_itself = tag == "link" and attributes.get("rel") in ("canonical", "alternate")
-                if is_resource and parsed.netloc and parsed.netloc != site_host and not points_to_itself:
-                    offenders.append(f"{path.relative_to(real_site.folder)}: <{tag} {name}={value}>")
+                points_to_itself = tag == "link" and attributes.get("rel") in (
+                    "canonical",
+                    "alternate",
+                )
+                if (
+                    is_resource
+                    and parsed.netloc
+                    and parsed.netloc != site_host
+                    and not points_to_itself
+                ):
+                    offenders.append(
+                        f"{path.relative_to(real_site.folder)}: <{tag} {name}={value}>"
+                    )
             if tag == "a" and "md-source" in attributes.get("class", ""):
                 offenders.append(f"{path}: repository widget fetches from GitHub")
         text = path.read_text(encoding="utf-8")
-        for cdn in ("fonts.googleapis", "fonts.gstatic", "cdn.jsdelivr", "unpkg.com", "cdnjs", "class=\"mermaid\""):
+        for cdn in (
+            "fonts.googleapis",
+            "fonts.gstatic",
+            "cdn.jsdelivr",
+            "unpkg.com",
+            "cdnjs",
+            'class="mermaid"',
+        ):
             if cdn in text:
                 offenders.append(f"{path.relative_to(real_site.folder)}: mentions {cdn}")
     for css in real_site.folder.rglob("*.css"):
@@ -327,20 +402,30 @@ def test_every_internal_link_and_anchor_resolves(real_site):
                 where = f"{page_path}: <{tag} {name}={attributes[name]}>"
                 if not file.is_file():
                     broken.append(f"{where} -> no file for {url_path}")
-                elif fragment and file.suffix == ".html" and unquote(fragment) not in parse(file).ids:
+                elif (
+                    fragment and file.suffix == ".html" and unquote(fragment) not in parse(file).ids
+                ):
                     broken.append(f"{where} -> no element with id {fragment!r}")
     assert broken == []
     assert checked > 10_000  # every page's navigation, chips and links were looked at
 
 
 def test_search_index_holds_titles_authors_keys_and_tags(real_site):
-    index = json.loads((real_site.folder / "search" / "search_index.json").read_text(encoding="utf-8"))
+    index = json.loads(
+        (real_site.folder / "search" / "search_index.json").read_text(encoding="utf-8")
+    )
     texts = {}
     for doc in index["docs"]:
         page = doc["location"].split("#")[0]
         texts[page] = texts.get(page, "") + " " + doc["title"] + " " + doc["text"]
     puppeteer = texts["entries/puppeteer/"]
-    for word in ("Multi-Agent Collaboration via Evolving Orchestration", "puppeteer", "Dang", "Orchestrator", "Centralized"):
+    for word in (
+        "Multi-Agent Collaboration via Evolving Orchestration",
+        "puppeteer",
+        "Dang",
+        "Orchestrator",
+        "Centralized",
+    ):
         assert word in puppeteer
 
 
@@ -358,9 +443,17 @@ def test_entry_page_has_tags_links_bibtex_and_cell_neighbours(real_site, corpus)
     # c3 is the only entry with a shared reward and message-level credit
     assert "alone in the cell" in text
     # puppeteer shares its orchestration x orchestrator cell with other entries, all linked
-    neighbours = {e.key for e in corpus.entries if "orchestration" in e.reward_types and "orchestrator" in e.credit_units}
+    neighbours = {
+        e.key
+        for e in corpus.entries
+        if "orchestration" in e.reward_types and "orchestrator" in e.credit_units
+    }
     puppeteer = parse(real_site.folder / "entries" / "puppeteer" / "index.html")
-    linked = {a["href"].split("/")[-2] for tag, a in puppeteer.tags if tag == "a" and "/entries/" in a.get("href", "")}
+    linked = {
+        a["href"].split("/")[-2]
+        for tag, a in puppeteer.tags
+        if tag == "a" and "/entries/" in a.get("href", "")
+    }
     assert len(neighbours) > 2 and neighbours - {"puppeteer"} <= linked
 
 
@@ -369,7 +462,14 @@ def test_papers_page_lists_every_entry_by_category(real_site, corpus):
     hrefs = {a.get("href") for tag, a in page.tags if tag == "a"}
     assert {f"../entries/{e.key}/" for e in corpus.entries} <= hrefs
     headings = {a.get("id") for tag, a in page.tags if tag == "h2"}
-    assert {"rl_method", "benchmark", "classical_marl", "industry", "survey", "framework"} <= headings
+    assert {
+        "rl_method",
+        "benchmark",
+        "classical_marl",
+        "industry",
+        "survey",
+        "framework",
+    } <= headings
 
 
 def test_browse_pages_mark_empty_values_as_gaps(real_site, corpus):
@@ -377,7 +477,9 @@ def test_browse_pages_mark_empty_values_as_gaps(real_site, corpus):
     unused = [u for u in corpus.taxonomy["credit_units"].ids if u not in used]
     page = (real_site.folder / "browse" / "credit_units" / "index.html").read_text(encoding="utf-8")
     assert page.count('class="masrl-gap"') == len(unused)
-    sub_decisions = (real_site.folder / "browse" / "sub_decisions" / "index.html").read_text(encoding="utf-8")
+    sub_decisions = (real_site.folder / "browse" / "sub_decisions" / "index.html").read_text(
+        encoding="utf-8"
+    )
     assert 'id="o5"' in sub_decisions
 
 
@@ -387,9 +489,20 @@ def test_table_data_filters_like_the_table(real_site, corpus):
     message = {e["key"] for e in data["entries"] if "message" in e["tags"]["credit_units"]}
     assert message == MESSAGE_LEVEL_KEYS
     axes = {axis["field"] for axis in data["axes"]}
-    assert {"credit_units", "reward_types", "reward_families", "topology", "sub_decisions", "category"} <= axes
+    assert {
+        "credit_units",
+        "reward_types",
+        "reward_families",
+        "topology",
+        "sub_decisions",
+        "category",
+    } <= axes
     table = parse(real_site.folder / "table" / "index.html")
-    boxes = {(a.get("data-axis"), a.get("value")) for tag, a in table.tags if tag == "input" and a.get("type") == "checkbox"}
+    boxes = {
+        (a.get("data-axis"), a.get("value"))
+        for tag, a in table.tags
+        if tag == "input" and a.get("type") == "checkbox"
+    }
     assert ("credit_units", "message") in boxes and ("credit_units", "-") in boxes
     sortable = [a for tag, a in table.tags if tag == "th" and "data-sort-key" in a]
     assert sortable and all(a.get("aria-sort") for a in sortable)
@@ -402,17 +515,26 @@ def test_entry_page_carries_citation_tags_matching_its_yaml(real_site, corpus):
 
     data = yaml.safe_load((REPO_ROOT / "corpus" / "halo.yaml").read_text(encoding="utf-8"))
     page = parse(real_site.folder / "entries" / "halo" / "index.html")
-    meta = [(a["name"], a.get("content", "")) for tag, a in page.tags if tag == "meta" and a.get("name", "").startswith("citation_")]
+    meta = [
+        (a["name"], a.get("content", ""))
+        for tag, a in page.tags
+        if tag == "meta" and a.get("name", "").startswith("citation_")
+    ]
     assert ("citation_title", data["title"]) in meta
     assert [c for n, c in meta if n == "citation_author"] == data["authors"]
     assert ("citation_publication_date", str(data["year"])) in meta
     assert ("citation_arxiv_id", data["identifiers"]["arxiv"]) in meta
     assert ("citation_pdf_url", f"https://arxiv.org/pdf/{data['identifiers']['arxiv']}") in meta
-    description = [a["content"] for tag, a in page.tags if tag == "meta" and a.get("name") == "description"]
+    description = [
+        a["content"] for tag, a in page.tags if tag == "meta" and a.get("name") == "description"
+    ]
     assert description and description[0].startswith(data["summary"].split()[0])
     hrefs = {a.get("href") for tag, a in page.tags if tag == "a"}
     assert data["code"] in hrefs  # links out: code, arXiv abstract and PDF
-    assert {f"https://arxiv.org/abs/{data['identifiers']['arxiv']}", f"https://arxiv.org/pdf/{data['identifiers']['arxiv']}"} <= hrefs
+    assert {
+        f"https://arxiv.org/abs/{data['identifiers']['arxiv']}",
+        f"https://arxiv.org/pdf/{data['identifiers']['arxiv']}",
+    } <= hrefs
     assert any(h and h.endswith("/edit/main/corpus/halo.yaml") for h in hrefs)
 
 
@@ -421,9 +543,17 @@ def test_every_page_has_its_own_description_and_the_sitemap_lists_every_page(rea
     for path in html_pages(real_site):
         if path.name == "404.html":
             continue
-        found = [a.get("content") for tag, a in parse(path).tags if tag == "meta" and a.get("name") == "description"]
+        found = [
+            a.get("content")
+            for tag, a in parse(path).tags
+            if tag == "meta" and a.get("name") == "description"
+        ]
         descriptions[path] = found[0] if found else None
-    entries = {p: d for p, d in descriptions.items() if "/entries/" in p.as_posix() and p.parent.name != "entries"}
+    entries = {
+        p: d
+        for p, d in descriptions.items()
+        if "/entries/" in p.as_posix() and p.parent.name != "entries"
+    }
     assert all(entries.values()) and len(set(entries.values())) == len(entries)
     sitemap = (real_site.folder / "sitemap.xml").read_text(encoding="utf-8")
     for path in descriptions:
@@ -437,10 +567,15 @@ def test_table_data_ships_the_exporters_output_per_entry(real_site, corpus):
     from masrl.render.site.downloads import _Selection
 
     data = json.loads((real_site.folder / "data" / "entries.json").read_text(encoding="utf-8"))
-    rows = sorted((e for e in data["entries"] if "message" in e["tags"]["credit_units"]), key=lambda e: e["key"])
+    rows = sorted(
+        (e for e in data["entries"] if "message" in e["tags"]["credit_units"]),
+        key=lambda e: e["key"],
+    )
     chosen = [e for e in corpus.entries if e.key in {r["key"] for r in rows}]
     assert "\n".join(r["bibtex"] for r in rows) == export_bibtex(chosen)
-    assert data["csv_header"] + "".join(r["csv"] for r in rows) == export_csv(_Selection(corpus, chosen), "papers")
+    assert data["csv_header"] + "".join(r["csv"] for r in rows) == export_csv(
+        _Selection(corpus, chosen), "papers"
+    )
     halo = next(e for e in data["entries"] if e["key"] == "halo")
     assert set(halo["links"]) == {"arxiv", "pdf", "code"}
     assert "reward_families" in data["columns"]
@@ -458,8 +593,11 @@ def test_chips_name_their_axis_and_no_label_repeats_in_a_row(real_site):
 def test_every_chip_is_described_for_screen_readers_by_an_element_of_its_page(real_site):
     """aria-describedby of each chip names one element of the same page that holds the chip's
     axis and definition (the hover text is CSS, which assistive technology does not read)."""
-    pages = [real_site.folder / "papers" / "index.html", real_site.folder / "entries" / "halo" / "index.html",
-             real_site.folder / "gaps" / "index.html"]
+    pages = [
+        real_site.folder / "papers" / "index.html",
+        real_site.folder / "entries" / "halo" / "index.html",
+        real_site.folder / "gaps" / "index.html",
+    ]
     for path in pages:
         html_text = path.read_text(encoding="utf-8")
         chips = re.findall(r'<a class="masrl-chip[^"]*"[^>]*>', html_text)
@@ -469,7 +607,9 @@ def test_every_chip_is_described_for_screen_readers_by_an_element_of_its_page(re
         for tag in chips:
             described = re.search(r'aria-describedby="([^"]+)"', tag)
             assert described and described.group(1) in tips, (path.name, tag)
-            assert html.unescape(re.search(r'data-tip="([^"]*)"', tag).group(1)) == html.unescape(tips[described.group(1)])
+            assert html.unescape(re.search(r'data-tip="([^"]*)"', tag).group(1)) == html.unescape(
+                tips[described.group(1)]
+            )
     halo = (real_site.folder / "entries" / "halo" / "index.html").read_text(encoding="utf-8")
     assert "Topology: A lead agent delegates to sub-agents" in halo
 
@@ -487,15 +627,19 @@ def test_each_example_trace_opens_in_perfetto_from_the_traces_page(real_site):
         document = json.loads(shipped.read_text(encoding="utf-8"))
         assert document["traceEvents"] and document["displayTimeUnit"]
         assert f'href="../../figures/traces/{example.stem}.perfetto.json" download' in page
-        assert (f'href="https://ui.perfetto.dev/#!/?url=https://masrl.github.io/masrl/figures/traces/'
-                f'{example.stem}.perfetto.json"') in page
+        assert (
+            f'href="https://ui.perfetto.dev/#!/?url=https://masrl.github.io/masrl/figures/traces/'
+            f'{example.stem}.perfetto.json"'
+        ) in page
 
 
 def test_figures_keep_text_as_text_and_say_what_they_show(real_site):
     svg = (real_site.folder / "figures" / "entries-per-year.svg").read_text(encoding="utf-8")
     assert "<text" in svg
     home = parse(real_site.folder / "index.html")
-    alts = [a.get("alt", "") for tag, a in home.tags if tag == "img" and "figures/" in a.get("src", "")]
+    alts = [
+        a.get("alt", "") for tag, a in home.tags if tag == "img" and "figures/" in a.get("src", "")
+    ]
     assert alts and all(len(alt.split()) > 6 for alt in alts)
 
 
@@ -504,13 +648,19 @@ def test_home_page_offers_the_survey_bibtex(real_site):
 
     home = parse(real_site.folder / "index.html")
     text = "".join(home.text)
-    library = bibtexparser.parse_string(text[text.index("@article"): text.index("}\n", text.index("@article")) + 2])
+    library = bibtexparser.parse_string(
+        text[text.index("@article") : text.index("}\n", text.index("@article")) + 2]
+    )
     assert library.entries and "2605.02801" in library.entries[0]["journal"]
 
 
 def test_downloads_are_the_exports(real_site, corpus):
-    assert (real_site.folder / "masrl.bib").read_text(encoding="utf-8") == export_bibtex(corpus.entries)
-    assert (real_site.folder / "data" / "corpus.json").read_text(encoding="utf-8") == export_json(corpus)
+    assert (real_site.folder / "masrl.bib").read_text(encoding="utf-8") == export_bibtex(
+        corpus.entries
+    )
+    assert (real_site.folder / "data" / "corpus.json").read_text(encoding="utf-8") == export_json(
+        corpus
+    )
 
 
 def test_reports_show_live_claims_screening_and_taxonomy(real_site, corpus):
@@ -523,7 +673,9 @@ def test_reports_show_live_claims_screening_and_taxonomy(real_site, corpus):
     assert f"{sum(r.holds for r in results)} of {len(results)} claims hold" in claims
     screening = parse(real_site.folder / "screening" / "index.html")
     assert {x.record_id.lower() for x in corpus.exclusions} <= screening.ids
-    assert any(tag == "img" and "screening-flow.svg" in a.get("src", "") for tag, a in screening.tags)
+    assert any(
+        tag == "img" and "screening-flow.svg" in a.get("src", "") for tag, a in screening.tags
+    )
     taxonomy = parse(real_site.folder / "taxonomy" / "index.html")
     for axis_name, axis in corpus.taxonomy.axes.items():
         for value in axis.values:
@@ -535,16 +687,26 @@ def test_reports_show_live_claims_screening_and_taxonomy(real_site, corpus):
 def test_generation_is_deterministic(real_site, corpus):
     """A second generation in this process gives the files the session build wrote, byte for byte."""
     files = generate_docs(corpus, REPO_ROOT / "site")
-    written = {p.relative_to(real_site.docs).as_posix(): p.read_bytes()
-               for p in real_site.docs.rglob("*") if p.is_file() and p.name != ".masrl-site-src"}
+    written = {
+        p.relative_to(real_site.docs).as_posix(): p.read_bytes()
+        for p in real_site.docs.rglob("*")
+        if p.is_file() and p.name != ".masrl-site-src"
+    }
     assert files == written
 
 
 # ---------------------------------------------------------------------------------------------
 # Escaping.
 
-MARKDOWN_EXTENSIONS = ["toc", "tables", "attr_list", "admonition", "pymdownx.details",
-                       "pymdownx.highlight", "pymdownx.superfences"]
+MARKDOWN_EXTENSIONS = [
+    "toc",
+    "tables",
+    "attr_list",
+    "admonition",
+    "pymdownx.details",
+    "pymdownx.highlight",
+    "pymdownx.superfences",
+]
 
 
 def _render(source: str) -> _Elements:
@@ -581,7 +743,22 @@ def _text_in(source_html: str, container: str) -> str:
     return _collapse("".join(parser.parts))
 
 
-ALLOWED_TAGS = {"p", "ul", "li", "table", "thead", "tbody", "tr", "th", "td", "h2", "a", "dl", "dt", "dd"}
+ALLOWED_TAGS = {
+    "p",
+    "ul",
+    "li",
+    "table",
+    "thead",
+    "tbody",
+    "tr",
+    "th",
+    "td",
+    "h2",
+    "a",
+    "dl",
+    "dt",
+    "dd",
+}
 
 
 @settings(max_examples=examples(150), deadline=None)
@@ -606,10 +783,18 @@ def test_escaped_text_renders_as_the_same_text_in_every_markdown_context(value):
 
 
 def test_hostile_strings_escape_to_text():
-    for value in (HOSTILE_TITLE, "{: onclick=x }", "--8<-- /etc/passwd", ":smile: *a* _b_ `c`", "a\x02b\x03c"):
+    for value in (
+        HOSTILE_TITLE,
+        "{: onclick=x }",
+        "--8<-- /etc/passwd",
+        ":smile: *a* _b_ `c`",
+        "a\x02b\x03c",
+    ):
         rendered = _render(f"Before {md_text(value)}")
         assert [tag for tag, _ in rendered.tags] == ["p"]
-        assert "".join(rendered.text) == "Before " + _collapse(value).replace("\x02", "\ufffd").replace("\x03", "\ufffd")
+        assert "".join(rendered.text) == "Before " + _collapse(value).replace(
+            "\x02", "\ufffd"
+        ).replace("\x03", "\ufffd")
 
 
 def test_unsafe_urls_become_text():
@@ -619,7 +804,9 @@ def test_unsafe_urls_become_text():
     assert safe_url("https://example.org/a b") is None
     assert safe_url("https://example.org/ok?a=1&b=2") == "https://example.org/ok?a=1&b=2"
     assert "<a" not in external_link("javascript:alert(1)", "x")
-    assert 'href="https://example.org/?a=1&amp;b=&quot;2&quot;"' in external_link('https://example.org/?a=1&b="2"')
+    assert 'href="https://example.org/?a=1&amp;b=&quot;2&quot;"' in external_link(
+        'https://example.org/?a=1&b="2"'
+    )
 
 
 def test_front_matter_title_is_escaped_yaml():
@@ -645,10 +832,22 @@ def test_site_build_command_builds_a_small_corpus(mini_project, tmp_path):
     """The site's address (sitemap) and the repository (edit links) come from CITATION.cff."""
     (mini_project.root / "CITATION.cff").write_text(
         "cff-version: 1.2.0\ntitle: t\nurl: https://example.org/survey\nrepository-code: https://git.example.org/team/corpus/\n",
-        encoding="utf-8")
+        encoding="utf-8",
+    )
     output = tmp_path / "out"
-    result = CliRunner().invoke(main, ["site", "build", "--root", str(mini_project.root), "--output", str(output),
-                                       "--docs-dir", str(tmp_path / "src")])
+    result = CliRunner().invoke(
+        main,
+        [
+            "site",
+            "build",
+            "--root",
+            str(mini_project.root),
+            "--output",
+            str(output),
+            "--docs-dir",
+            str(tmp_path / "src"),
+        ],
+    )
     assert result.exit_code == 0, result.output
     assert "site:" in result.output
     entry = (output / "entries" / "alpha2025" / "index.html").read_text(encoding="utf-8")
@@ -659,8 +858,19 @@ def test_site_build_command_builds_a_small_corpus(mini_project, tmp_path):
     # a second build into the same folders is allowed: they carry our marks; it reuses the
     # templates compiled by the first (kept for the process) and writes the same pages
     assert COMPILED_TEMPLATES
-    again = CliRunner().invoke(main, ["site", "build", "--root", str(mini_project.root), "--output", str(output),
-                                      "--docs-dir", str(tmp_path / "src")])
+    again = CliRunner().invoke(
+        main,
+        [
+            "site",
+            "build",
+            "--root",
+            str(mini_project.root),
+            "--output",
+            str(output),
+            "--docs-dir",
+            str(tmp_path / "src"),
+        ],
+    )
     assert again.exit_code == 0, again.output
     assert (output / "entries" / "alpha2025" / "index.html").read_text(encoding="utf-8") == entry
 
@@ -668,12 +878,18 @@ def test_site_build_command_builds_a_small_corpus(mini_project, tmp_path):
 def test_project_addresses_come_from_citation_cff_and_must_be_web_addresses(tmp_path):
     from masrl.render.site.citation import project_addresses
 
-    (tmp_path / "CITATION.cff").write_text("url: https://example.org/x\nrepository-code: https://example.org/r/\n",
-                                            encoding="utf-8")
+    (tmp_path / "CITATION.cff").write_text(
+        "url: https://example.org/x\nrepository-code: https://example.org/r/\n", encoding="utf-8"
+    )
     addresses = project_addresses(tmp_path)
-    assert (addresses.site_url, addresses.repository) == ("https://example.org/x/", "https://example.org/r")
+    assert (addresses.site_url, addresses.repository) == (
+        "https://example.org/x/",
+        "https://example.org/r",
+    )
     (tmp_path / "CITATION.cff").write_text("url: javascript:alert(1)\n", encoding="utf-8")
-    with pytest.raises(SiteError, match="CITATION.cff: url 'javascript:alert\\(1\\)' is not an http"):
+    with pytest.raises(
+        SiteError, match="CITATION.cff: url 'javascript:alert\\(1\\)' is not an http"
+    ):
         project_addresses(tmp_path)
     real = project_addresses(REPO_ROOT)
     assert real.site_url and real.repository  # the checkout says where it is published
@@ -701,7 +917,9 @@ def test_sync_tree_writes_only_changes_and_removes_stale_files(tmp_path):
 def test_an_unknown_marker_in_a_hand_written_page_stops_the_build(mini_project, tmp_path):
     source = tmp_path / "site"
     shutil.copytree(REPO_ROOT / "site", source)
-    (source / "docs" / "about.md").write_text("# About\n\n<!-- masrl:no-such-fragment -->\n", encoding="utf-8")
+    (source / "docs" / "about.md").write_text(
+        "# About\n\n<!-- masrl:no-such-fragment -->\n", encoding="utf-8"
+    )
     from masrl.render.site.fragments import UnknownMarker
 
     with pytest.raises(UnknownMarker, match="no-such-fragment"):
@@ -745,21 +963,38 @@ def test_site_serve_previews_and_regenerates_when_the_yaml_changes(mini_project,
     masrl = Path(sys.executable).with_name("masrl")
     if not masrl.exists():
         pytest.skip("the masrl console script is not installed next to this Python")
-    command = [str(masrl), "site", "serve", "--root", str(mini_project.root),
-               "--port", str(port), "--docs-dir", str(tmp_path / "src")]
+    command = [
+        str(masrl),
+        "site",
+        "serve",
+        "--root",
+        str(mini_project.root),
+        "--port",
+        str(port),
+        "--docs-dir",
+        str(tmp_path / "src"),
+    ]
     said = tmp_path / "serve.out"
     with said.open("wb") as out:
         # mkdocs serves from a temporary folder of its own: under tmp_path, so nothing outlives the test
-        server = subprocess.Popen(command, stdout=out, stderr=subprocess.DEVNULL,
-                                  env={**os.environ, "PYTHONUNBUFFERED": "1", "TMPDIR": str(tmp_path)})
+        server = subprocess.Popen(
+            command,
+            stdout=out,
+            stderr=subprocess.DEVNULL,
+            env={**os.environ, "PYTHONUNBUFFERED": "1", "TMPDIR": str(tmp_path)},
+        )
     try:
         page = f"http://127.0.0.1:{port}/entries/alpha2025/"
         assert _wait_for(page, "Alpha Team Training", 60), "masrl site serve did not come up"
         write_entry(mini_project.root, entry_data("alpha2025", title="Renamed While Serving"))
         assert _wait_for(page, "Renamed While Serving", 60), "the page was not regenerated"
-        (mini_project.root / "corpus" / "broken.yaml").write_text("key: [unclosed\n", encoding="utf-8")
+        (mini_project.root / "corpus" / "broken.yaml").write_text(
+            "key: [unclosed\n", encoding="utf-8"
+        )
         deadline = time.monotonic() + 30  # the watcher reads the invalid corpus and says so ...
-        while "the pages stay as they were" not in said.read_text(encoding="utf-8", errors="replace"):
+        while "the pages stay as they were" not in said.read_text(
+            encoding="utf-8", errors="replace"
+        ):
             assert time.monotonic() < deadline, "the server did not report the invalid corpus"
             time.sleep(0.2)
         # ... and the last good pages stay (waiting, not one fetch: mkdocs may still be busy)

@@ -62,7 +62,9 @@ VIEWPORT = {"width": 1280, "height": 900}
 
 def _chromium_missing(reason: str) -> None:
     if os.environ.get("CI", "").lower() == "true":
-        pytest.fail(f"browser tests need Chromium in CI: {reason} (run `make setup`)", pytrace=False)
+        pytest.fail(
+            f"browser tests need Chromium in CI: {reason} (run `make setup`)", pytrace=False
+        )
     pytest.skip(reason)
 
 
@@ -79,9 +81,13 @@ def browser():
         _chromium_missing(f"no Chromium at {CHROMIUM} (MASRL_CHROMIUM)")
     with sync_playwright() as playwright:
         try:
-            chromium = playwright.chromium.launch(executable_path=str(CHROMIUM) if system else None, args=CHROMIUM_ARGS)
+            chromium = playwright.chromium.launch(
+                executable_path=str(CHROMIUM) if system else None, args=CHROMIUM_ARGS
+            )
         except PlaywrightError as exc:
-            _chromium_missing(f"no Chromium at {CHROMIUM}, nor Playwright's own: {str(exc).splitlines()[0]}")
+            _chromium_missing(
+                f"no Chromium at {CHROMIUM}, nor Playwright's own: {str(exc).splitlines()[0]}"
+            )
         yield chromium
         chromium.close()
 
@@ -99,7 +105,9 @@ class Watched:
         self.page = self.context.new_page()
         self.page.set_default_timeout(10_000)
         self.page.on("console", self._console)
-        self.page.on("pageerror", lambda error: self.problems.append(f"{self.page.url}: page error: {error}"))
+        self.page.on(
+            "pageerror", lambda error: self.problems.append(f"{self.page.url}: page error: {error}")
+        )
         self.page.on("response", self._response)
 
     def _request(self, request):
@@ -153,7 +161,11 @@ def table_ready(page):
 
 
 def shown_keys(page) -> set[str]:
-    return set(page.locator("#masrl-table-body tr[data-key]").evaluate_all("rows => rows.map(r => r.dataset.key)"))
+    return set(
+        page.locator("#masrl-table-body tr[data-key]").evaluate_all(
+            "rows => rows.map(r => r.dataset.key)"
+        )
+    )
 
 
 # ---------------------------------------------------------------------------------------------
@@ -204,7 +216,9 @@ def loaded_assets(site: BuiltSite, path: str) -> tuple[str, ...]:
 
 
 @pytest.mark.slow
-def test_every_page_loads_without_errors_or_off_site_requests_and_fits_a_phone(browser, sample_site):
+def test_every_page_loads_without_errors_or_off_site_requests_and_fits_a_phone(
+    browser, sample_site
+):
     """One pass over the sitemap at 390 x 844: no console error, no other host, no sideways scroll.
 
     Every page is the one template around its own content, loading the same scripts and
@@ -223,13 +237,19 @@ def test_every_page_loads_without_errors_or_off_site_requests_and_fits_a_phone(b
 
     try:
         paths = sitemap_paths(sample_site)
-        built = {p.relative_to(sample_site.folder).parent.as_posix() for p in sample_site.folder.rglob("index.html")}
+        built = {
+            p.relative_to(sample_site.folder).parent.as_posix()
+            for p in sample_site.folder.rglob("index.html")
+        }
         assert len(paths) == len(built)
         entry_pages = [path for path in paths if re.fullmatch(r"entries/[^/]+/", path)]
         assert len(entry_pages) == len(sample_site.project.entry_paths()) > 10
         assert paths[0] == ""  # the home page
         home = loaded_assets(sample_site, "")
-        assert len(home) > 3 and [path for path in paths if loaded_assets(sample_site, path) != home] == []
+        assert (
+            len(home) > 3
+            and [path for path in paths if loaded_assets(sample_site, path) != home] == []
+        )
         measure("", session.goto(""))
         for path in paths[1:]:
             measure(path, follow_instantly(session, path))
@@ -245,7 +265,9 @@ def test_links_on_a_page_lead_to_pages_and_anchors_in_the_browser(watched):
     page = watched.goto("entries/c3/")
     page.locator('a.masrl-chip--credit_units[href$="#message"]').first.click()
     page.wait_for_url(re.compile(r"/browse/credit_units/#message$"))
-    page.locator("h2#message").wait_for(state="visible")  # instant loading swaps the content in after the URL
+    page.locator("h2#message").wait_for(
+        state="visible"
+    )  # instant loading swaps the content in after the URL
     page.locator('a[href$="entries/debate-as-reward/"]').first.click()
     page.wait_for_url(re.compile(r"/entries/debate-as-reward/$"))
     page.locator("article code", has_text="debate-as-reward").first.wait_for(state="visible")
@@ -262,7 +284,9 @@ def test_search_loads_its_index_only_when_opened_by_its_key_and_finds_the_puppet
     """The search index is requested only once the reader opens search (here with the "/" key; the
     hostile-site test opens it with a click), and then search works."""
     index_requests = []
-    watched.page.on("request", lambda r: index_requests.append(r.url) if "search_index" in r.url else None)
+    watched.page.on(
+        "request", lambda r: index_requests.append(r.url) if "search_index" in r.url else None
+    )
     page = watched.goto("statistics/")
     page.wait_for_timeout(500)  # the bundle has started (and, before, fetched the index at once)
     assert index_requests == []
@@ -275,17 +299,27 @@ def test_search_loads_its_index_only_when_opened_by_its_key_and_finds_the_puppet
     assert len(index_requests) == 1
 
 
-def test_choosing_message_credit_leaves_the_message_level_entries_and_survives_reload(watched, sample_site):
+def test_choosing_message_credit_leaves_the_message_level_entries_and_survives_reload(
+    watched, sample_site
+):
     page = watched.goto("table/")
     table_ready(page)
     every = len(sample_site.project.entry_paths())
-    assert len(shown_keys(page)) == int(page.locator("#masrl-table-app").get_attribute("data-count")) == every
+    assert (
+        len(shown_keys(page))
+        == int(page.locator("#masrl-table-app").get_attribute("data-count"))
+        == every
+    )
     page.locator('details[data-axis="credit_units"] > summary').click()
     page.locator('input[data-axis="credit_units"][value="message"]').check()
-    page.wait_for_function(f"document.querySelector('#masrl-table-app').dataset.count === '{len(MESSAGE_LEVEL_KEYS)}'")
+    page.wait_for_function(
+        f"document.querySelector('#masrl-table-app').dataset.count === '{len(MESSAGE_LEVEL_KEYS)}'"
+    )
     assert shown_keys(page) == MESSAGE_LEVEL_KEYS
     assert "credit_units=message" in page.url
-    assert f"Showing {len(MESSAGE_LEVEL_KEYS)} of" in page.locator("#masrl-table-status").inner_text()
+    assert (
+        f"Showing {len(MESSAGE_LEVEL_KEYS)} of" in page.locator("#masrl-table-status").inner_text()
+    )
     shared = page.url
     page.reload(wait_until="load")
     table_ready(page)
@@ -298,11 +332,15 @@ def test_table_combines_axes_years_text_and_sorting_from_the_keyboard(watched, s
     import json
 
     data = json.loads((sample_site.folder / "data" / "entries.json").read_text(encoding="utf-8"))
-    page = watched.goto("table/?credit_units=agent&credit_units=role&topology=centralized&from=2025&to=2026")
+    page = watched.goto(
+        "table/?credit_units=agent&credit_units=role&topology=centralized&from=2025&to=2026"
+    )
     table_ready(page)
     expected = {
-        e["key"] for e in data["entries"]
-        if {"agent", "role"} & set(e["tags"]["credit_units"]) and e["tags"]["topology"] == ["centralized"]
+        e["key"]
+        for e in data["entries"]
+        if {"agent", "role"} & set(e["tags"]["credit_units"])
+        and e["tags"]["topology"] == ["centralized"]
         and 2025 <= e["year"] <= 2026
     }
     assert expected and shown_keys(page) == expected
@@ -329,16 +367,22 @@ def test_table_combines_axes_years_text_and_sorting_from_the_keyboard(watched, s
     page.locator('input[data-axis="category"][value="survey"]').focus()
     page.keyboard.press("Space")
     page.wait_for_function("new URLSearchParams(location.search).get('category') === 'survey'")
-    assert shown_keys(page) == {e["key"] for e in data["entries"] if e["tags"]["category"] == ["survey"]}
+    assert shown_keys(page) == {
+        e["key"] for e in data["entries"] if e["tags"]["category"] == ["survey"]
+    }
 
 
 def test_instant_loading_reinitialises_the_table(watched, sample_site):
     every = len(sample_site.project.entry_paths())
     page = watched.goto("")
     page.evaluate("window.__sameDocument = true")
-    page.locator('article a.md-button[href$="/table/"]').first.click()  # material makes hrefs absolute
+    page.locator(
+        'article a.md-button[href$="/table/"]'
+    ).first.click()  # material makes hrefs absolute
     table_ready(page)
-    assert page.evaluate("window.__sameDocument === true"), "instant loading should swap the page in place"
+    assert page.evaluate("window.__sameDocument === true"), (
+        "instant loading should swap the page in place"
+    )
     assert len(shown_keys(page)) == every
     page.locator("a.md-tabs__link", has_text="Analysis").click()
     page.wait_for_url(re.compile(r"/statistics/$"))
@@ -377,8 +421,14 @@ def test_hostile_site_builds_and_renders_hostile_strings_as_text(hostile_site):
         assert not any("__pwned" in script for script in page.scripts), path
     entry = parse(hostile_site.folder / "entries" / HOSTILE_KEY / "index.html")
     text = _collapse(" ".join(entry.text))
-    for literal in (HOSTILE_TITLE, "{{ config.site_name }}", "--8<-- /etc/passwd", "<i>Venue</i> :smile: |pipe|",
-                    "[aff](javascript:window.__pwned=1) {: onclick=window.__pwned=1 }", "# Not a heading"):
+    for literal in (
+        HOSTILE_TITLE,
+        "{{ config.site_name }}",
+        "--8<-- /etc/passwd",
+        "<i>Venue</i> :smile: |pipe|",
+        "[aff](javascript:window.__pwned=1) {: onclick=window.__pwned=1 }",
+        "# Not a heading",
+    ):
         assert _collapse(literal) in text, literal
     raw = (hostile_site.folder / "entries" / HOSTILE_KEY / "index.html").read_text(encoding="utf-8")
     title = raw.split("<title>", 1)[1].split("</title>", 1)[0]
@@ -390,11 +440,20 @@ def test_hostile_site_builds_and_renders_hostile_strings_as_text(hostile_site):
 def test_hostile_strings_render_as_text_and_run_nothing(browser, hostile_site):
     session = Watched(browser, hostile_site)
     try:
-        for path in (f"entries/{HOSTILE_KEY}/", "papers/", "screening/", "browse/credit_units/", "entries/"):
+        for path in (
+            f"entries/{HOSTILE_KEY}/",
+            "papers/",
+            "screening/",
+            "browse/credit_units/",
+            "entries/",
+        ):
             page = session.goto(path)
             page.wait_for_timeout(100)
             assert page.evaluate("typeof window.__pwned") == "undefined", path
-            assert page.locator("img[src='x'], img[src='y'], iframe, a[href*='evil.example']").count() == 0, path
+            assert (
+                page.locator("img[src='x'], img[src='y'], iframe, a[href*='evil.example']").count()
+                == 0
+            ), path
         page = session.goto(f"entries/{HOSTILE_KEY}/")
         assert page.locator("article h1").inner_text().rstrip("¶").strip() == HOSTILE_TITLE
         assert page.title().startswith(HOSTILE_TITLE)
@@ -466,7 +525,9 @@ def test_copy_bibtex_puts_the_entry_on_the_clipboard(browser, sample_site):
     try:
         page = session.goto("entries/puppeteer/")
         page.locator("button.masrl-copy-bib").click()
-        page.wait_for_function("document.querySelector('button.masrl-copy-bib').dataset.copied === 'true'")
+        page.wait_for_function(
+            "document.querySelector('button.masrl-copy-bib').dataset.copied === 'true'"
+        )
         copied = page.evaluate("navigator.clipboard.readText()")
         assert copied.startswith("@inproceedings{puppeteer,")
     finally:
@@ -475,9 +536,16 @@ def test_copy_bibtex_puts_the_entry_on_the_clipboard(browser, sample_site):
 
 
 AXE_PAGES = {
-    "home": "", "list": "papers/", "table": "table/?credit_units=message", "entry": "entries/puppeteer/",
-    "index": "entries/", "stats": "statistics/", "gaps": "gaps/", "traces": "traces/examples/",
-    "browse": "browse/credit_units/", "screening": "screening/",
+    "home": "",
+    "list": "papers/",
+    "table": "table/?credit_units=message",
+    "entry": "entries/puppeteer/",
+    "index": "entries/",
+    "stats": "statistics/",
+    "gaps": "gaps/",
+    "traces": "traces/examples/",
+    "browse": "browse/credit_units/",
+    "screening": "screening/",
 }
 for _optional in ("reliability", "whats-new"):  # pages another part of the site may add
     AXE_PAGES[_optional] = f"{_optional}/"
@@ -488,16 +556,20 @@ SCREENSHOT_PAGES = {"home", "list", "entry", "stats", "table"}
 # The rules that read colours run in both schemes; every other rule (names, roles, landmarks: the
 # same in both, only the stylesheet's colours change) runs once per page.
 COLOUR_RULES = ["color-contrast", "link-in-text-block"]
-AXE_STRUCTURE = {"runOnly": ["wcag2a", "wcag2aa", "best-practice"],
-                 "rules": {rule: {"enabled": False} for rule in COLOUR_RULES}}
+AXE_STRUCTURE = {
+    "runOnly": ["wcag2a", "wcag2aa", "best-practice"],
+    "rules": {rule: {"enabled": False} for rule in COLOUR_RULES},
+}
 AXE_COLOURS = {"runOnly": {"type": "rule", "values": COLOUR_RULES}}
 SCHEME_OF = {"default": "light", "slate": "dark"}  # material's scheme names
 SHOWN_SCHEME = "document.body.getAttribute('data-md-color-scheme')"
 
 # Only violations are asked for: axe then skips gathering the passing nodes, half its time.
 AXE_ON_PAGE = "options => axe.run(document, {...options, resultTypes: ['violations']})"
-AXE_ON_ELEMENTS = ("([indices, options]) => axe.run({include: indices.map(i => window.masrlStyled[i])}, "
-                   "{...options, resultTypes: ['violations']})")
+AXE_ON_ELEMENTS = (
+    "([indices, options]) => axe.run({include: indices.map(i => window.masrlStyled[i])}, "
+    "{...options, resultTypes: ['violations']})"
+)
 
 # Colours are judged on one element per styling context, not on every text: the statistics page
 # alone has a thousand table cells styled alike, and colour-contrast costs axe a millisecond or
@@ -567,8 +639,11 @@ def test_axe_finds_no_serious_or_critical_violation_in_either_scheme(browser, sa
     judged = {"light": set(), "dark": set()}  # the styling contexts whose colours axe has judged
 
     def serious(result) -> list[str]:
-        return [f"{v['id']} ({len(v['nodes'])}): {v['nodes'][0]['target']}" for v in result["violations"]
-                if v["impact"] in ("serious", "critical")]
+        return [
+            f"{v['id']} ({len(v['nodes'])}): {v['nodes'][0]['target']}"
+            for v in result["violations"]
+            if v["impact"] in ("serious", "critical")
+        ]
 
     def judge_colours(page, contexts: list[str]) -> tuple[str, list[str]]:
         """The shown scheme, and axe's colour findings on the page's styling contexts (keys of
@@ -615,7 +690,9 @@ def test_axe_finds_no_serious_or_critical_violation_in_either_scheme(browser, sa
 
 
 @pytest.mark.parametrize("preferred", ["light", "dark"])
-def test_the_scheme_follows_the_reader_preference_and_the_palette_button_switches_it(browser, sample_site, preferred):
+def test_the_scheme_follows_the_reader_preference_and_the_palette_button_switches_it(
+    browser, sample_site, preferred
+):
     session = Watched(browser, sample_site, color_scheme=preferred)
     try:
         page = session.goto("")
@@ -631,17 +708,23 @@ def test_the_scheme_follows_the_reader_preference_and_the_palette_button_switche
 def test_a_chip_tells_screen_readers_its_axis_and_definition(watched):
     """Chromium's accessibility tree (what a screen reader reads) gives a chip its label as name
     and its axis and definition as description, on a generated page and in the scripted table."""
-    for path, selector in (("entries/halo/", "a.masrl-chip--topology"),
-                           ("table/", "#masrl-table-body a.masrl-chip--topology")):
+    for path, selector in (
+        ("entries/halo/", "a.masrl-chip--topology"),
+        ("table/", "#masrl-table-body a.masrl-chip--topology"),
+    ):
         page = watched.goto(path)
         if path == "table/":
             table_ready(page)
         chip = page.locator(selector).first
         chip.focus()
         session = page.context.new_cdp_session(page)
-        active = session.send("Runtime.evaluate", {"expression": "document.activeElement"})["result"]["objectId"]
+        active = session.send("Runtime.evaluate", {"expression": "document.activeElement"})[
+            "result"
+        ]["objectId"]
         backend = session.send("DOM.describeNode", {"objectId": active})["node"]["backendNodeId"]
-        nodes = session.send("Accessibility.getPartialAXTree", {"backendNodeId": backend, "fetchRelatives": False})["nodes"]
+        nodes = session.send(
+            "Accessibility.getPartialAXTree", {"backendNodeId": backend, "fetchRelatives": False}
+        )["nodes"]
         link = next(n for n in nodes if n.get("role", {}).get("value") == "link")
         assert link["name"]["value"] == chip.inner_text().strip(), (path, link)
         assert link["description"]["value"].startswith("Topology"), (path, link)

@@ -22,14 +22,27 @@ NEW_ROUND = (
     "    query_families: [orchestration]\n    sources: [arxiv]\n    notes: First living round.\n"
 )
 STOPPER = entry_data(
-    "stopper2026", title="Learning When to Stop a Team of Language Agents", year=2026,
+    "stopper2026",
+    title="Learning When to Stop a Team of Language Agents",
+    year=2026,
     identifiers={"arxiv": "2605.09999", "doi": None, "openreview": None},
-    urls=["https://arxiv.org/abs/2605.09999"], credit_units=["orchestrator"], credit_mechanism="explicit",
-    sub_decisions=["O5"], added="2026-11-20", round="2026-11",
+    urls=["https://arxiv.org/abs/2605.09999"],
+    credit_units=["orchestrator"],
+    credit_mechanism="explicit",
+    sub_decisions=["O5"],
+    added="2026-11-20",
+    round="2026-11",
 )
 OUTPUTS = [
-    ["stats"], ["stats", "--format", "json"], ["gaps"], ["claims"], ["claims", "--format", "json"],
-    ["export", "csv"], ["export", "csv", "--kind", "exclusions"], ["export", "bib"], ["export", "json"],
+    ["stats"],
+    ["stats", "--format", "json"],
+    ["gaps"],
+    ["claims"],
+    ["claims", "--format", "json"],
+    ["export", "csv"],
+    ["export", "csv", "--kind", "exclusions"],
+    ["export", "bib"],
+    ["export", "json"],
 ]
 
 
@@ -76,7 +89,9 @@ def test_live_claims_report_what_changed_with_entries_and_rounds(repo_copy):
     assert set(changed) == {"corpus-size", "category-mix", "no-rl-stopping", "orchestrator-credit"}
     assert [c.record for c in changed["corpus-size"].causes] == ["stopper2026"]
     stop = changed["no-rl-stopping"]
-    assert [(c.record, c.round, c.how) for c in stop.causes] == [("stopper2026", "2026-11", "added")]
+    assert [(c.record, c.round, c.how) for c in stop.causes] == [
+        ("stopper2026", "2026-11", "added")
+    ]
     text = run(root, "claims")
     assert text.exit_code == 0, text.output  # the field moved: reported, not a failure
     assert "CHANGED no-rl-stopping" in text.output
@@ -91,8 +106,10 @@ def test_live_claims_report_what_changed_with_entries_and_rounds(repo_copy):
     assert "::warning file=claims/ledger.yaml" in github and "::error" not in github
     # STATS.md says so at the top (the page `masrl build` writes; the full build is test_discover's).
     stats_md = stats_snapshot(load_corpus(repo_copy))
-    assert "**Changed claims: `corpus-size`, `category-mix`, `orchestrator-credit`, `no-rl-stopping`**" in (
-        stats_md.split("## Claims")[0])
+    assert (
+        "**Changed claims: `corpus-size`, `category-mix`, `orchestrator-credit`, `no-rl-stopping`**"
+        in (stats_md.split("## Claims")[0])
+    )
     assert "claim(s) changed.** They hold on the frozen snapshot `survey-2026-05`" in stats_md
 
 
@@ -106,13 +123,18 @@ def test_a_retag_is_named_with_its_round(repo_copy):
     changed = {c.id: c for c in claims_report(load_corpus(repo_copy)).changed}
     causes = changed["message-credit-is-rare"].causes
     assert [(c.record, c.how, c.describe()) for c in causes] == [
-        ("c3", "retagged", "c3 (round survey-2026-05, tags changed since the snapshot)")]
+        ("c3", "retagged", "c3 (round survey-2026-05, tags changed since the snapshot)")
+    ]
 
 
 def test_a_claim_failing_on_the_snapshot_is_an_error(repo_copy):
     ledger = repo_copy.root / "claims" / "ledger.yaml"
-    ledger.write_text(ledger.read_text(encoding="utf-8").replace("expect: {retained: 84,", "expect: {retained: 85,"),
-                      encoding="utf-8")
+    ledger.write_text(
+        ledger.read_text(encoding="utf-8").replace(
+            "expect: {retained: 84,", "expect: {retained: 85,"
+        ),
+        encoding="utf-8",
+    )
     result = run(repo_copy.root, "claims")
     assert result.exit_code == 1
     assert "fail on snapshot survey-2026-05 (a bug): corpus-size" in result.output
@@ -122,19 +144,25 @@ def test_freeze_never_overwrites_without_force(repo_copy):
     with pytest.raises(UnsafeWriteError, match="already exists"):
         freeze(repo_copy, SNAPSHOT)
     result = run(repo_copy.root, "snapshot", "freeze", SNAPSHOT)
-    assert result.exit_code == 1 and result.output.startswith("error: snapshots/survey-2026-05.json: snapshot")
+    assert result.exit_code == 1 and result.output.startswith(
+        "error: snapshots/survey-2026-05.json: snapshot"
+    )
     path = freeze(repo_copy, "later")
     assert path.read_bytes() == freeze(repo_copy, "later", force=True).read_bytes()  # deterministic
 
 
 def test_damaged_or_unknown_snapshots_get_one_line(repo_copy):
     path = repo_copy.root / "snapshots" / f"{SNAPSHOT}.json"
-    path.write_text(path.read_text(encoding="utf-8").replace('"rl_method"', '"benchmark"', 1), encoding="utf-8")
+    path.write_text(
+        path.read_text(encoding="utf-8").replace('"rl_method"', '"benchmark"', 1), encoding="utf-8"
+    )
     with pytest.raises(InputError, match="changed after it was frozen"):
         load_snapshot(repo_copy, SNAPSHOT)
     path.write_text("{not json", encoding="utf-8")
     result = run(repo_copy.root, "stats", "--snapshot", SNAPSHOT)
-    assert result.exit_code == 1 and result.output.startswith("error: snapshots/survey-2026-05.json:1: the snapshot is not valid JSON")
+    assert result.exit_code == 1 and result.output.startswith(
+        "error: snapshots/survey-2026-05.json:1: the snapshot is not valid JSON"
+    )
     result = run(repo_copy.root, "gaps", "--snapshot", "nope")
     assert result.exit_code == 1
     assert "no snapshot named 'nope' (known: survey-2026-05)" in result.output

@@ -48,22 +48,47 @@ def test_headline_counts_retained_excluded_audited(mini_stats):
 def test_every_taxonomy_value_is_listed_in_order_with_zeros(mini_stats, mini_project):
     taxonomy = mini_project.taxonomy()
     category = counts(mini_stats, "category")
-    assert list(category) == list(taxonomy["categories"].ids)  # required field: no "not applicable" row
-    assert category == {"rl_method": 2, "benchmark": 1, "classical_marl": 0, "industry": 0, "survey": 0, "framework": 0}
-    assert list(counts(mini_stats, "credit_units")) == [*taxonomy["credit_units"].ids, NOT_APPLICABLE]
+    assert list(category) == list(
+        taxonomy["categories"].ids
+    )  # required field: no "not applicable" row
+    assert category == {
+        "rl_method": 2,
+        "benchmark": 1,
+        "classical_marl": 0,
+        "industry": 0,
+        "survey": 0,
+        "framework": 0,
+    }
+    assert list(counts(mini_stats, "credit_units")) == [
+        *taxonomy["credit_units"].ids,
+        NOT_APPLICABLE,
+    ]
 
 
 def test_empty_values_are_their_own_not_applicable_row(mini_stats):
     assert counts(mini_stats, "reward_types")["shared"] == 2
     assert counts(mini_stats, "reward_types")[NOT_APPLICABLE] == 1
     assert counts(mini_stats, "credit_units") == {
-        "token": 0, "turn": 0, "message": 1, "tool": 0, "agent": 1, "role": 0, "orchestrator": 0, "team": 0,
+        "token": 0,
+        "turn": 0,
+        "message": 1,
+        "tool": 0,
+        "agent": 1,
+        "role": 0,
+        "orchestrator": 0,
+        "team": 0,
         NOT_APPLICABLE: 1,
     }
     assert counts(mini_stats, "credit_mechanism") == {"explicit": 1, "broad": 1, NOT_APPLICABLE: 1}
-    assert counts(mini_stats, "topology")[NOT_APPLICABLE] == 0  # nullable: the row is there, with zero
+    assert (
+        counts(mini_stats, "topology")[NOT_APPLICABLE] == 0
+    )  # nullable: the row is there, with zero
     assert counts(mini_stats, "evaluation_measures") == {
-        "outcome": 1, "efficiency": 0, "coordination": 0, "trace_safety": 0, NOT_APPLICABLE: 2,
+        "outcome": 1,
+        "efficiency": 0,
+        "coordination": 0,
+        "trace_safety": 0,
+        NOT_APPLICABLE: 2,
     }
     credit_units = mini_stats.axis_counts["credit_units"]
     assert credit_units.labels[credit_units.values.index(NOT_APPLICABLE)] == NOT_APPLICABLE
@@ -72,12 +97,19 @@ def test_empty_values_are_their_own_not_applicable_row(mini_stats):
 def test_tables_hand_over_to_pandas_with_the_same_counts(mini_stats):
     axis = mini_stats.axis_counts["credit_units"].to_frame()
     assert axis.index.name == "credit_units" and list(axis.columns) == ["label", "count"]
-    assert dict(zip(axis.index, axis["count"].tolist())) == mini_stats.axis_counts["credit_units"].as_dict()
+    assert (
+        dict(zip(axis.index, axis["count"].tolist()))
+        == mini_stats.axis_counts["credit_units"].as_dict()
+    )
     table = mini_stats.crosstabs["reward_types_x_credit_units"]
     frame = table.to_frame()
     assert (frame.index.name, frame.columns.name) == ("reward_types", "credit_units")
     assert frame.to_numpy().tolist() == [list(row) for row in table.cells]
-    assert int(frame.loc["shared", "message"]) == table["shared", "message"] == table.get("shared", "message")
+    assert (
+        int(frame.loc["shared", "message"])
+        == table["shared", "message"]
+        == table.get("shared", "message")
+    )
     assert table.get("shared", "no such value") is None
 
 
@@ -99,7 +131,9 @@ def test_exclusion_counts_list_every_stage_source_family_and_reason(mini_stats, 
 
 def test_crosstabs_have_every_value_pair(mini_stats, mini_project):
     taxonomy = mini_project.taxonomy()
-    assert set(mini_stats.crosstabs) == {crosstab_name(r, c) for r, c in load_taxonomy().crosstabs()}
+    assert set(mini_stats.crosstabs) == {
+        crosstab_name(r, c) for r, c in load_taxonomy().crosstabs()
+    }
     table = mini_stats.crosstabs["reward_types_x_credit_units"]
     assert table.shape == (len(taxonomy["reward_types"].ids), len(taxonomy["credit_units"].ids))
     assert list(table.rows) == list(taxonomy["reward_types"].ids)
@@ -111,12 +145,24 @@ def test_crosstabs_have_every_value_pair(mini_stats, mini_project):
 
 def test_multi_valued_fields_count_an_entry_once_per_value(tmp_path):
     shutil.copytree(REPO_ROOT / "taxonomy", tmp_path / "taxonomy")
-    write_entry(tmp_path, entry_data("multi2025", reward_types=["debate", "verifier"], credit_units=["agent", "role"],
-                                     sub_decisions=["O1", "O2"]))
+    write_entry(
+        tmp_path,
+        entry_data(
+            "multi2025",
+            reward_types=["debate", "verifier"],
+            credit_units=["agent", "role"],
+            sub_decisions=["O1", "O2"],
+        ),
+    )
     stats = compute_stats(load_corpus(Project(tmp_path)))
-    assert counts(stats, "reward_types")["debate"] == 1 and counts(stats, "reward_types")["verifier"] == 1
+    assert (
+        counts(stats, "reward_types")["debate"] == 1
+        and counts(stats, "reward_types")["verifier"] == 1
+    )
     assert counts(stats, "reward_families")["R6"] == 1  # two reward types, one family: counted once
-    assert counts(stats, "credit_units")["agent"] == 1 and counts(stats, "credit_units")["role"] == 1
+    assert (
+        counts(stats, "credit_units")["agent"] == 1 and counts(stats, "credit_units")["role"] == 1
+    )
     pairs = stats.crosstabs["reward_types_x_credit_units"]
     assert sum(count for _, _, count in pairs) == 4
     assert stats.crosstabs["reward_families_x_credit_units"]["R6", "role"] == 1
@@ -131,7 +177,10 @@ def test_json_has_sorted_keys_and_taxonomy_ordered_lists(mini_stats):
     data = json.loads(text)
     assert text == json.dumps(data, indent=2, sort_keys=True, ensure_ascii=False) + "\n"
     assert data["headline"] == {"audited": 4, "excluded": 1, "retained": 3}
-    assert [row["value"] for row in data["axis_counts"]["category"]][:2] == ["rl_method", "benchmark"]
+    assert [row["value"] for row in data["axis_counts"]["category"]][:2] == [
+        "rl_method",
+        "benchmark",
+    ]
     table = data["crosstabs"]["reward_types_x_credit_units"]
     assert table["row_field"] == "reward_types" and table["column_field"] == "credit_units"
     assert table["counts"][table["rows"].index("shared")][table["columns"].index("agent")] == 1
@@ -161,24 +210,77 @@ def test_markdown_lists_every_axis_with_zeros_and_not_applicable(mini_stats):
 
 
 def test_real_corpus_headline(real_stats):
-    assert real_stats.headline.as_dict() == {"retained": REAL_ENTRIES, "excluded": REAL_EXCLUSIONS, "audited": REAL_AUDITED}
+    assert real_stats.headline.as_dict() == {
+        "retained": REAL_ENTRIES,
+        "excluded": REAL_EXCLUSIONS,
+        "audited": REAL_AUDITED,
+    }
 
 
-@pytest.mark.parametrize(("field_name", "expected"), [
-    ("category", {"rl_method": 42, "benchmark": 18, "classical_marl": 10, "industry": 6, "survey": 5, "framework": 3}),
-    ("reward_types", {"hybrid": 15, "shared": 10, "orchestration": 7, "verifier": 6, "debate": 4, "individual": 4,
-                      "role": 3, "process": 2, "tool": 0, NOT_APPLICABLE: 33}),
-    ("credit_units", {"agent": 23, "role": 10, "orchestrator": 8, "turn": 5, "message": 2, "token": 0, "tool": 0,
-                      "team": 0, NOT_APPLICABLE: 36}),
-])
+@pytest.mark.parametrize(
+    ("field_name", "expected"),
+    [
+        (
+            "category",
+            {
+                "rl_method": 42,
+                "benchmark": 18,
+                "classical_marl": 10,
+                "industry": 6,
+                "survey": 5,
+                "framework": 3,
+            },
+        ),
+        (
+            "reward_types",
+            {
+                "hybrid": 15,
+                "shared": 10,
+                "orchestration": 7,
+                "verifier": 6,
+                "debate": 4,
+                "individual": 4,
+                "role": 3,
+                "process": 2,
+                "tool": 0,
+                NOT_APPLICABLE: 33,
+            },
+        ),
+        (
+            "credit_units",
+            {
+                "agent": 23,
+                "role": 10,
+                "orchestrator": 8,
+                "turn": 5,
+                "message": 2,
+                "token": 0,
+                "tool": 0,
+                "team": 0,
+                NOT_APPLICABLE: 36,
+            },
+        ),
+    ],
+)
 def test_published_axis_counts(published_corpus, field_name, expected):
     assert counts(compute_stats(published_corpus), field_name) == expected
 
 
 def test_real_corpus_counts_add_up(real_stats):
-    for name in ("category", "is_rl", "credit_mechanism", "topology", "scenario", "survey_role", "verified",
-                 "evidence_level", "year"):
-        assert sum(counts(real_stats, name).values()) == REAL_ENTRIES, name  # single-valued: one row per entry
+    for name in (
+        "category",
+        "is_rl",
+        "credit_mechanism",
+        "topology",
+        "scenario",
+        "survey_role",
+        "verified",
+        "evidence_level",
+        "year",
+    ):
+        assert sum(counts(real_stats, name).values()) == REAL_ENTRIES, (
+            name
+        )  # single-valued: one row per entry
     assert sum(real_stats.exclusion_counts["stage"].as_dict().values()) == REAL_EXCLUSIONS
 
 
@@ -195,7 +297,9 @@ def test_cli_formats(mini_project, fmt):
 
 def test_cli_writes_a_file(mini_project, tmp_path):
     target = tmp_path / "out" / "stats.json"
-    result = CliRunner().invoke(main, ["stats", "--root", str(mini_project.root), "--format", "json", "-o", str(target)])
+    result = CliRunner().invoke(
+        main, ["stats", "--root", str(mini_project.root), "--format", "json", "-o", str(target)]
+    )
     assert result.exit_code == 0, result.output
     assert json.loads(target.read_text())["headline"]["retained"] == 3
 
@@ -211,12 +315,23 @@ def test_cli_shows_counts_beside_a_snapshot(repo_copy):
     from click.testing import CliRunner
     from masrl.cli import main
 
-    write_entry(repo_copy.root, entry_data("newer2026", title="A Newer Team Trained End to End", year=2026))
+    write_entry(
+        repo_copy.root, entry_data("newer2026", title="A Newer Team Trained End to End", year=2026)
+    )
     runner = CliRunner()
-    result = runner.invoke(main, ["stats", "--root", str(repo_copy.root), "--beside", "survey-2026-05"])
+    result = runner.invoke(
+        main, ["stats", "--root", str(repo_copy.root), "--beside", "survey-2026-05"]
+    )
     assert result.exit_code == 0, result.output
     assert "| Retained entries | 85 | 84 | +1 |" in result.output
-    refused = runner.invoke(main, ["stats", "--root", str(repo_copy.root), "--beside", "survey-2026-05", "--format", "json"])
+    refused = runner.invoke(
+        main,
+        ["stats", "--root", str(repo_copy.root), "--beside", "survey-2026-05", "--format", "json"],
+    )
     assert refused.exit_code == 2 and "--beside works with --format markdown only" in refused.output
     missing = runner.invoke(main, ["gaps", "--root", str(repo_copy.root), "--beside", "nope"])
-    assert missing.exit_code != 0 and "no snapshot named 'nope'" in missing.output and "Traceback" not in missing.output
+    assert (
+        missing.exit_code != 0
+        and "no snapshot named 'nope'" in missing.output
+        and "Traceback" not in missing.output
+    )

@@ -93,12 +93,17 @@ def test_each_tag_field_gets_kappa_alpha_and_its_disagreements(project):
     assert category.kappa == pytest.approx(0.4, abs=1e-4)  # po 2/3, pe 5/9
     assert category.alpha is not None
     assert [(d.unit, d.values) for d in category.disagreements] == [
-        ("beta2024", (("alice", "rl_method"), ("bob", "benchmark")))]
+        ("beta2024", (("alice", "rl_method"), ("bob", "benchmark")))
+    ]
     # a list compares as a set, [] and null are values of their own
     rewards = results["reward_types"]
-    assert [(d.unit, d.values) for d in rewards.disagreements] == [("beta2024", (("alice", "shared"), ("bob", "(none)")))]
+    assert [(d.unit, d.values) for d in rewards.disagreements] == [
+        ("beta2024", (("alice", "shared"), ("bob", "(none)")))
+    ]
     assert [(d.unit, d.values) for d in results["credit_mechanism"].disagreements] == [
-        ("alpha2025", (("alice", "broad"), ("bob", "explicit"))), ("beta2024", (("alice", "explicit"), ("bob", "NA")))]
+        ("alpha2025", (("alice", "broad"), ("bob", "explicit"))),
+        ("beta2024", (("alice", "explicit"), ("bob", "NA"))),
+    ]
     assert not any(d.settled for r in results.values() for d in r.disagreements)
 
 
@@ -106,7 +111,11 @@ def test_rulings_settle_disagreements_and_show_whether_the_corpus_follows(projec
     write(project, READINGS + RULINGS)
     results = by_field(project_agreement(project))
     beta = results["category"].disagreements[0]
-    assert (beta.ruling, beta.ruled_by, beta.ruled_at) == ("rl_method", "carol", "screening/tags/2026-11.yaml:40")
+    assert (beta.ruling, beta.ruled_by, beta.ruled_at) == (
+        "rl_method",
+        "carol",
+        "screening/tags/2026-11.yaml:40",
+    )
     assert beta.corpus == "rl_method" and not beta.pending_in_corpus  # the entry already says so
     alpha = results["credit_mechanism"].disagreements[0]
     assert alpha.ruling == "explicit" and alpha.pending_in_corpus
@@ -117,16 +126,31 @@ def test_rulings_settle_disagreements_and_show_whether_the_corpus_follows(projec
     text = runner.invoke(main, ["agreement", "--root", str(project.root)])
     assert text.exit_code == 0, text.output
     lines = text.output.splitlines()
-    assert ("ruled credit_mechanism alpha2025: alice=broad; bob=explicit -> ruled explicit by carol "
-            "(screening/tags/2026-11.yaml:46); the corpus still says broad at corpus/alpha2025.yaml:23") in lines
+    assert (
+        "ruled credit_mechanism alpha2025: alice=broad; bob=explicit -> ruled explicit by carol "
+        "(screening/tags/2026-11.yaml:46); the corpus still says broad at corpus/alpha2025.yaml:23"
+    ) in lines
     assert "disagree credit_mechanism beta2024: alice=explicit; bob=NA" in lines
-    assert lines[-1] == "agreement: 3 field(s), 2 disagreement(s) to adjudicate, 2 ruled (1 not yet in the corpus)"
-    markdown = runner.invoke(main, ["agreement", "--format", "markdown", "--root", str(project.root)]).output
-    assert "## Adjudicated" in markdown and "- `beta2024` category: alice `rl_method`; bob `benchmark` -> ruled `rl_method`" in markdown
-    data = json.loads(runner.invoke(main, ["agreement", "--format", "json", "--root", str(project.root)]).output)
+    assert (
+        lines[-1]
+        == "agreement: 3 field(s), 2 disagreement(s) to adjudicate, 2 ruled (1 not yet in the corpus)"
+    )
+    markdown = runner.invoke(
+        main, ["agreement", "--format", "markdown", "--root", str(project.root)]
+    ).output
+    assert (
+        "## Adjudicated" in markdown
+        and "- `beta2024` category: alice `rl_method`; bob `benchmark` -> ruled `rl_method`"
+        in markdown
+    )
+    data = json.loads(
+        runner.invoke(main, ["agreement", "--format", "json", "--root", str(project.root)]).output
+    )
     ruled = [d for f in data["fields"] for d in f["disagreements"] if d["ruling"]]
-    assert [(d["unit"], d["field"], d["ruling"]) for d in ruled] == [("beta2024", "category", "rl_method"),
-                                                                      ("alpha2025", "credit_mechanism", "explicit")]
+    assert [(d["unit"], d["field"], d["ruling"]) for d in ruled] == [
+        ("beta2024", "category", "rl_method"),
+        ("alpha2025", "credit_mechanism", "explicit"),
+    ]
 
 
 def test_agreement_per_round_and_the_rulings_reasons(project):
@@ -134,7 +158,9 @@ def test_agreement_per_round_and_the_rulings_reasons(project):
     ruling with its one-line reason."""
     from conftest import entry_data, write_entry
 
-    write_entry(project.root, entry_data("delta2026", title="Delta Teams", year=2026, round="2026-11"))
+    write_entry(
+        project.root, entry_data("delta2026", title="Delta Teams", year=2026, round="2026-11")
+    )
     delta = """readings:
   - record: delta2026
     screener: alice
@@ -154,12 +180,23 @@ def test_agreement_per_round_and_the_rulings_reasons(project):
     survey = by_field(project_agreement(project, round_id="survey-2026-05"))
     assert survey["category"].units == 3
     assert project_agreement(project, round_id="no-such-round") == []
-    markdown = CliRunner().invoke(main, ["agreement", "--format", "markdown", "--root", str(project.root)]).output
+    markdown = (
+        CliRunner()
+        .invoke(main, ["agreement", "--format", "markdown", "--root", str(project.root)])
+        .output
+    )
     assert "-> ruled `rl_method` by carol (screening/tags/2026-11.yaml:" in markdown
     assert "): the routing policy is trained with a team reward" in markdown
-    result = CliRunner().invoke(main, ["agreement", "--round", "2026-11", "--root", str(project.root)])
-    assert result.exit_code == 0 and "disagree category delta2026: alice=rl_method; bob=benchmark" in result.output
-    unknown = CliRunner().invoke(main, ["agreement", "--round", "2099-01", "--root", str(project.root)])
+    result = CliRunner().invoke(
+        main, ["agreement", "--round", "2026-11", "--root", str(project.root)]
+    )
+    assert (
+        result.exit_code == 0
+        and "disagree category delta2026: alice=rl_method; bob=benchmark" in result.output
+    )
+    unknown = CliRunner().invoke(
+        main, ["agreement", "--round", "2099-01", "--root", str(project.root)]
+    )
     assert unknown.exit_code == 2 and "no screening round '2099-01'" in unknown.output
 
 
@@ -170,10 +207,16 @@ def test_a_decision_dispute_can_be_ruled_too(project):
         "decisions:\n"
         "  - {record: '2606.01002', screener: alice, decision: exclude, reason_code: no_rl_component, rationale: x, date: '2026-11-23'}\n"
         "  - {record: '2606.01002', screener: bob, decision: include, reason_code: null, rationale: null, date: '2026-11-23'}\n",
-        encoding="utf-8")
-    write(project, "readings: []\nadjudications:\n  - {record: '2606.01002', field: decision, value: exclude, by: carol, date: '2026-11-25'}\n")
+        encoding="utf-8",
+    )
+    write(
+        project,
+        "readings: []\nadjudications:\n  - {record: '2606.01002', field: decision, value: exclude, by: carol, date: '2026-11-25'}\n",
+    )
     decision = by_field(project_agreement(project))["decision"]
-    assert decision.disagreements[0].ruling == "exclude" and decision.disagreements[0].corpus is None
+    assert (
+        decision.disagreements[0].ruling == "exclude" and decision.disagreements[0].corpus is None
+    )
 
 
 BAD = """readings:
@@ -234,11 +277,17 @@ def test_every_problem_of_a_hand_edited_file_is_named_with_its_line(project):
     assert result.exit_code == 1 and "the tag readings have 12 problem(s)" in result.output
 
 
-@pytest.mark.parametrize(("text", "message"), [
-    ("- just a list\n", "screening/tags/2026-11.yaml:1: expected a mapping with a list 'readings:'"),
-    ("readings: []\nextra: 1\n", "screening/tags/2026-11.yaml:2: unknown key 'extra'"),
-    ("readings: [\n", "screening/tags/2026-11.yaml:"),
-])
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        (
+            "- just a list\n",
+            "screening/tags/2026-11.yaml:1: expected a mapping with a list 'readings:'",
+        ),
+        ("readings: []\nextra: 1\n", "screening/tags/2026-11.yaml:2: unknown key 'extra'"),
+        ("readings: [\n", "screening/tags/2026-11.yaml:"),
+    ],
+)
 def test_nonsense_files_are_one_clear_problem(project, text, message):
     write(project, text)
     with pytest.raises(ProblemsError) as caught:

@@ -17,12 +17,21 @@ def _duplicates(project):
     return [p for p in validate_project(project).errors if p.code == "duplicate-title"]
 
 
-@pytest.mark.parametrize(("first", "second"), [
-    ("Qwen2 Technical Report for Agent Teams", "Qwen3 Technical Report for Agent Teams"),
-    ("Llama 2: Open Foundation and Fine-Tuned Chat Models", "Llama 3: Open Foundation and Fine-Tuned Chat Models"),
-    ("Credit Assignment in Language Agent Teams, Part I", "Credit Assignment in Language Agent Teams, Part II"),
-    ("Routing Agents with Learned Rewards v2", "Routing Agents with Learned Rewards v3"),
-])
+@pytest.mark.parametrize(
+    ("first", "second"),
+    [
+        ("Qwen2 Technical Report for Agent Teams", "Qwen3 Technical Report for Agent Teams"),
+        (
+            "Llama 2: Open Foundation and Fine-Tuned Chat Models",
+            "Llama 3: Open Foundation and Fine-Tuned Chat Models",
+        ),
+        (
+            "Credit Assignment in Language Agent Teams, Part I",
+            "Credit Assignment in Language Agent Teams, Part II",
+        ),
+        ("Routing Agents with Learned Rewards v2", "Routing Agents with Learned Rewards v3"),
+    ],
+)
 def test_numbers_and_versions_tell_papers_apart(mini_project, first, second):
     write_entry(mini_project.root, entry_data("one2025", title=first))
     write_entry(mini_project.root, entry_data("two2025", title=second))
@@ -30,13 +39,23 @@ def test_numbers_and_versions_tell_papers_apart(mini_project, first, second):
 
 
 def test_a_recorded_pair_of_different_papers_is_not_reported_again(mini_project):
-    write_entry(mini_project.root, entry_data("one2025", title="Learning to Coordinate Language Agent Teams"))
-    write_entry(mini_project.root, entry_data("two2025", title="Learning to Co-ordinate Language Agent Teams"))
+    write_entry(
+        mini_project.root,
+        entry_data("one2025", title="Learning to Coordinate Language Agent Teams"),
+    )
+    write_entry(
+        mini_project.root,
+        entry_data("two2025", title="Learning to Co-ordinate Language Agent Teams"),
+    )
     [problem] = _duplicates(mini_project)
     assert "different_papers" in problem.hint and "[one2025, two2025]" in problem.hint
-    (mini_project.root / "distinct_papers.yaml").write_text("different_papers:\n  - [two2025, one2025]\n", encoding="utf-8")
+    (mini_project.root / "distinct_papers.yaml").write_text(
+        "different_papers:\n  - [two2025, one2025]\n", encoding="utf-8"
+    )
     assert not _duplicates(mini_project)
-    (mini_project.root / "distinct_papers.yaml").write_text("different_papers:\n  - just-one\n", encoding="utf-8")
+    (mini_project.root / "distinct_papers.yaml").write_text(
+        "different_papers:\n  - just-one\n", encoding="utf-8"
+    )
     assert [p.line for p in validate_project(mini_project).errors if p.code == "overrides"] == [2]
 
 
@@ -50,8 +69,13 @@ def _brute_force(titles):
 
 def test_blocking_finds_typos_hyphenation_reordering_and_a_missing_word():
     base = "hierarchical credit assignment for multi agent language model teams"
-    variants = [base, base.replace("credit", "credti"), base.replace("multi agent", "multiagent"),
-                base + " today", base.replace("language model", "model language")]
+    variants = [
+        base,
+        base.replace("credit", "credti"),
+        base.replace("multi agent", "multiagent"),
+        base + " today",
+        base.replace("language model", "model language"),
+    ]
     titles = [(ids.normalize_title(t), f"r{i}", None) for i, t in enumerate(variants)]
     blocked = {(a[1], b[1]) for a, b in similar_title_pairs(titles)}
     # Every single change is found; two changes in different words (r1 vs r2) may be missed by design.
@@ -66,7 +90,9 @@ def test_blocking_agrees_with_brute_force_on_shared_prefixes():
     for index in range(300):
         title = prefix + " ".join(rng.choice(words) for _ in range(4)) + f" {index}"
         if index % 10 == 0 and titles:
-            title = titles[-1][0].replace("multi agent", "multiagent")  # a near-duplicate of the previous one
+            title = titles[-1][0].replace(
+                "multi agent", "multiagent"
+            )  # a near-duplicate of the previous one
             planted.add((titles[-1][1], f"r{index:03d}"))
         titles.append((ids.normalize_title(title), f"r{index:03d}", None))
     blocked = {(a[1], b[1]) for a, b in similar_title_pairs(titles)}

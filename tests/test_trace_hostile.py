@@ -92,7 +92,9 @@ def test_deeply_nested_meta_is_one_clear_error_in_every_command(tmp_path, depth)
 
 
 def test_deep_nesting_in_an_imported_file_is_one_clear_error(tmp_path):
-    text = json.dumps(openai_export()).replace('"metadata": {}', '"metadata": ' + "[" * DEEP + "]" * DEEP)
+    text = json.dumps(openai_export()).replace(
+        '"metadata": {}', '"metadata": ' + "[" * DEEP + "]" * DEEP
+    )
     path = write(tmp_path / "deep.json", text)
     code, output = masrl("trace", "import", "--from", "openai-agents", path)
     assert code == 1 and "nested too deeply" in output
@@ -186,7 +188,9 @@ def test_the_event_cap(tmp_path):
     assert import_traces(spans, "openai-agents", Limits(max_events=3))[0]
     with pytest.raises(InputError, match="--max-trace-events"):
         import_traces(spans, "openai-agents", Limits(max_events=2))
-    code, output = masrl("trace", "import", "--from", "openai-agents", spans, "--max-trace-events", "2")
+    code, output = masrl(
+        "trace", "import", "--from", "openai-agents", spans, "--max-trace-events", "2"
+    )
     assert code == 1 and "--max-trace-events" in output
 
 
@@ -196,7 +200,11 @@ def test_the_event_cap(tmp_path):
 
 @pytest.mark.parametrize(
     "target, duplicate, key",
-    [('"trace_id": "t1"', '"trace_id": "t2",', "trace_id"), ('"t": 2', '"t": 9,', "t"), ('"team": 1.0', '"team": 0.0,', "team")],
+    [
+        ('"trace_id": "t1"', '"trace_id": "t2",', "trace_id"),
+        ('"t": 2', '"t": 9,', "t"),
+        ('"team": 1.0', '"team": 0.0,', "team"),
+    ],
 )
 def test_duplicate_keys_are_rejected_with_their_line(tmp_path, target, duplicate, key):
     lines = json.dumps(small_trace(), indent=1).splitlines()

@@ -246,8 +246,12 @@ def test_autogen_unknown_message_types_are_kept_and_counted(tmp_path):
 
 @pytest.mark.parametrize(
     ("fixture", "source_format"),
-    [("otel_genai.json", "otel"), ("openai_agents.json", "openai-agents"),
-     ("agent_lightning.json", "agent-lightning"), ("autogen.json", "autogen")],
+    [
+        ("otel_genai.json", "otel"),
+        ("openai_agents.json", "openai-agents"),
+        ("agent_lightning.json", "agent-lightning"),
+        ("autogen.json", "autogen"),
+    ],
 )
 def test_collected_sets_keep_each_events_source_id_and_kind(tmp_path, fixture, source_format):
     """An imported event names the span or message it came from, and a collected set keeps it:
@@ -264,6 +268,9 @@ def test_collected_sets_keep_each_events_source_id_and_kind(tmp_path, fixture, s
     # only what the importer adds from outside any span (AutoGen's stop_reason) has no span id
     assert len(with_ids) >= len(events) - 1
     collect_traces([out], tmp_path / "set.parquet", jobs=1)
-    result = run_query(tmp_path / "set.parquet", "select count(*) filter (where source_span_id is not null), "
-                                                 "count(distinct source_kind), count(*) from events")
+    result = run_query(
+        tmp_path / "set.parquet",
+        "select count(*) filter (where source_span_id is not null), "
+        "count(distinct source_kind), count(*) from events",
+    )
     assert result.rows == [(len(with_ids), len({e["source_kind"] for e in events}), len(events))]

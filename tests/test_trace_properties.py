@@ -135,9 +135,22 @@ def test_valid_traces_pass_every_path_and_survive_a_json_round_trip(trace):
 
 # Found by Hypothesis: one second of work over a wall clock of 5e-324 s.
 TINY_WALL_CLOCK = {
-    "trace_id": "0", "task_id": "0", "edges": [], "rewards": {},
-    "events": [{"id": "ev0", "t": 0, "type": "aggregate", "agent": "root_a", "from": "0", "duration_s": 1,
-                "content_ref": "0", "decision": "0"}],
+    "trace_id": "0",
+    "task_id": "0",
+    "edges": [],
+    "rewards": {},
+    "events": [
+        {
+            "id": "ev0",
+            "t": 0,
+            "type": "aggregate",
+            "agent": "root_a",
+            "from": "0",
+            "duration_s": 1,
+            "content_ref": "0",
+            "decision": "0",
+        }
+    ],
     "costs": {"tokens": 0, "wall_clock_s": 5e-324},
 }
 

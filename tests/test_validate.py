@@ -37,8 +37,13 @@ def only_error(project: Project) -> str:
 def test_real_corpus_validates():
     report = validate_project(Project(REPO_ROOT))
     assert report.errors == [], report.render()
-    entries, exclusions = len(list((REPO_ROOT / "corpus").glob("*.yaml"))), len(list((REPO_ROOT / "exclusions").glob("*.yaml")))
-    assert report.summary_line().startswith(f"ok: {entries} entries, {exclusions} exclusions, {entries + exclusions} audited records")
+    entries, exclusions = (
+        len(list((REPO_ROOT / "corpus").glob("*.yaml"))),
+        len(list((REPO_ROOT / "exclusions").glob("*.yaml"))),
+    )
+    assert report.summary_line().startswith(
+        f"ok: {entries} entries, {exclusions} exclusions, {entries + exclusions} audited records"
+    )
 
 
 def test_cli_reports_summary_and_exit_code(mini_project):
@@ -68,7 +73,11 @@ def test_yaml_syntax_error_names_line(mini_project):
 
 def test_python_object_tag_is_rejected_not_executed(mini_project, tmp_path):
     marker = tmp_path / "executed"
-    write_raw(mini_project, "evil.yaml", f"key: evil\ntitle: !!python/object/apply:os.system ['touch {marker}']\n")
+    write_raw(
+        mini_project,
+        "evil.yaml",
+        f"key: evil\ntitle: !!python/object/apply:os.system ['touch {marker}']\n",
+    )
     message = only_error(mini_project)
     assert "corpus/evil.yaml:2:" in message and "not allowed" in message
     assert not marker.exists()
@@ -76,11 +85,14 @@ def test_python_object_tag_is_rejected_not_executed(mini_project, tmp_path):
 
 def test_alias_bomb_is_rejected_not_expanded(mini_project):
     bomb = "a: &a [x, x, x, x, x, x, x, x, x]\n" + "".join(
-        f"{chr(98 + i)}: &{chr(98 + i)} [*{chr(97 + i)}, *{chr(97 + i)}, *{chr(97 + i)}, *{chr(97 + i)}]\n" for i in range(8)
+        f"{chr(98 + i)}: &{chr(98 + i)} [*{chr(97 + i)}, *{chr(97 + i)}, *{chr(97 + i)}, *{chr(97 + i)}]\n"
+        for i in range(8)
     )
     write_raw(mini_project, "bomb.yaml", bomb)
     message = only_error(mini_project)
-    assert message.startswith("corpus/bomb.yaml:1: error: anchors and aliases (&name / *name) are not allowed")
+    assert message.startswith(
+        "corpus/bomb.yaml:1: error: anchors and aliases (&name / *name) are not allowed"
+    )
 
 
 def test_repeated_key_in_one_file(mini_project):
@@ -96,7 +108,9 @@ def test_empty_and_non_utf8_files(mini_project):
     (mini_project.corpus_dir / "latin1.yaml").write_bytes("title: caf\xe9\n".encode("latin-1"))
     texts = problems_for(mini_project)
     assert any(t.startswith("corpus/empty.yaml:1: error: the file is empty") for t in texts)
-    assert any(t.startswith("corpus/latin1.yaml:1: error: the file is not valid UTF-8") for t in texts)
+    assert any(
+        t.startswith("corpus/latin1.yaml:1: error: the file is not valid UTF-8") for t in texts
+    )
 
 
 def test_yes_no_stay_strings(mini_project):
@@ -110,13 +124,19 @@ def test_yes_no_stay_strings(mini_project):
 
 def line_of(path: Path, prefix: str) -> int:
     """The last line starting with prefix (a repeated list item is reported where it repeats)."""
-    return max(i for i, line in enumerate(path.read_text().splitlines(), 1) if line.startswith(prefix))
+    return max(
+        i for i, line in enumerate(path.read_text().splitlines(), 1) if line.startswith(prefix)
+    )
 
 
 @pytest.mark.parametrize(
     ("overrides", "field_prefix", "expected"),
     [
-        ({"category": "rl-method"}, "category:", "unknown category 'rl-method' in 'category'. Did you mean 'rl_method'?"),
+        (
+            {"category": "rl-method"},
+            "category:",
+            "unknown category 'rl-method' in 'category'. Did you mean 'rl_method'?",
+        ),
         ({"topology": "Hierarchical"}, "topology:", "Did you mean 'hierarchical'?"),
         ({"reward_types": ["sahred"]}, "- sahred", "Did you mean 'shared'?"),
         ({"credit_units": ["NA"]}, "- NA", "uses 'NA' for not applicable"),
@@ -124,14 +144,46 @@ def line_of(path: Path, prefix: str) -> int:
         ({"reward_types": "shared"}, "reward_types:", "must be a list"),
         ({"year": "2025"}, "year:", "'year' must be a whole number"),
         ({"year": 1812}, "year:", "year 1812 is not plausible"),
-        ({"year": 2020, "identifiers": {"arxiv": "2508.04652", "doi": None, "openreview": None}}, "year:", "before the first arXiv version"),
-        ({"identifiers": {"arxiv": "arXiv:2508.04652", "doi": None, "openreview": None}}, "  arxiv:", "not a well-formed arxiv identifier"),
-        ({"identifiers": {"arxiv": "2513.04652", "doi": None, "openreview": None}}, "  arxiv:", "not a well-formed arxiv identifier"),
-        ({"identifiers": {"arxiv": None, "doi": "https://doi.org/10.1/x", "openreview": None}}, "  doi:", "not a well-formed doi"),
-        ({"identifiers": {"arxiv": None, "doi": None, "openreview": "bad id!"}}, "  openreview:", "not a well-formed openreview"),
-        ({"identifiers": {"arxiv": None, "isbn": "123"}}, "  isbn:", "unknown identifier kind 'isbn'"),
-        ({"urls": ["javascript:alert(1)"]}, "- javascript:", "only http and https links are allowed"),
-        ({"urls": ["https://a.org/x ; https://b.org/y"]}, "- https://a.org/x", "contains white space"),
+        (
+            {"year": 2020, "identifiers": {"arxiv": "2508.04652", "doi": None, "openreview": None}},
+            "year:",
+            "before the first arXiv version",
+        ),
+        (
+            {"identifiers": {"arxiv": "arXiv:2508.04652", "doi": None, "openreview": None}},
+            "  arxiv:",
+            "not a well-formed arxiv identifier",
+        ),
+        (
+            {"identifiers": {"arxiv": "2513.04652", "doi": None, "openreview": None}},
+            "  arxiv:",
+            "not a well-formed arxiv identifier",
+        ),
+        (
+            {"identifiers": {"arxiv": None, "doi": "https://doi.org/10.1/x", "openreview": None}},
+            "  doi:",
+            "not a well-formed doi",
+        ),
+        (
+            {"identifiers": {"arxiv": None, "doi": None, "openreview": "bad id!"}},
+            "  openreview:",
+            "not a well-formed openreview",
+        ),
+        (
+            {"identifiers": {"arxiv": None, "isbn": "123"}},
+            "  isbn:",
+            "unknown identifier kind 'isbn'",
+        ),
+        (
+            {"urls": ["javascript:alert(1)"]},
+            "- javascript:",
+            "only http and https links are allowed",
+        ),
+        (
+            {"urls": ["https://a.org/x ; https://b.org/y"]},
+            "- https://a.org/x",
+            "contains white space",
+        ),
         ({"urls": []}, "urls:", "must be a non-empty list of links"),
         ({"summary": "TODO"}, "summary:", "still the placeholder TODO"),
         ({"sub_decisions": "TODO"}, "sub_decisions:", "still the placeholder TODO"),
@@ -141,7 +193,11 @@ def line_of(path: Path, prefix: str) -> int:
         ({"key": "Alpha_2025"}, "key:", "may hold only lower-case letters"),
         ({"titel": "typo"}, "titel:", "unknown field 'titel'. Did you mean 'title'?"),
         ({"reward_types": ["shared", "shared"]}, "- shared", "listed twice"),
-        ({"venue": "NeurIPS 2022 D&B"}, "venue:", "unknown venue 'NeurIPS 2022 D&B' in 'venue'. Did you mean 'NeurIPS Datasets and Benchmarks 2022'?"),
+        (
+            {"venue": "NeurIPS 2022 D&B"},
+            "venue:",
+            "unknown venue 'NeurIPS 2022 D&B' in 'venue'. Did you mean 'NeurIPS Datasets and Benchmarks 2022'?",
+        ),
         ({"venue": "ICLR 2024 Spotlight"}, "venue:", "Did you mean 'ICLR 2024'?"),
         ({"venue": "Tech Blog"}, "venue:", "Did you mean 'Blog'?"),
         ({"venue": "arxiv"}, "venue:", "Did you mean 'arXiv'?"),
@@ -153,7 +209,9 @@ def test_field_rule(mini_project, overrides, field_prefix, expected):
     path = write_entry(mini_project.root, entry_data("alpha2025", **overrides), name="alpha2025")
     texts = [t for t in problems_for(mini_project) if "error" in t.split("\n")[0]]
     line = line_of(path, field_prefix)
-    assert any(t.startswith(f"corpus/alpha2025.yaml:{line}: error:") and expected in t for t in texts), texts
+    assert any(
+        t.startswith(f"corpus/alpha2025.yaml:{line}: error:") and expected in t for t in texts
+    ), texts
 
 
 def test_venue_spellings_come_from_the_vocabulary(mini_project):
@@ -168,17 +226,22 @@ def test_venue_spellings_come_from_the_vocabulary(mini_project):
     message = only_error(mini_project)
     assert "unknown venue 'EMNLP 2024'" in message and "taxonomy/venues.yaml" in message
     vocabulary = mini_project.root / "taxonomy" / "venues.yaml"
-    vocabulary.write_text(vocabulary.read_text() + """  - id: emnlp
+    vocabulary.write_text(
+        vocabulary.read_text()
+        + """  - id: emnlp
     order: 21
     label: EMNLP
     definition: Conference on Empirical Methods in Natural Language Processing.
     aliases: []
-""")
+"""
+    )
     assert problems_for(mini_project) == []
     real = Project(REPO_ROOT)
     labels = {v.label for v in venue_axis(real.taxonomy()).values}
     for path in real.entry_paths():
-        venue = next(line[7:] for line in path.read_text().splitlines() if line.startswith("venue: "))
+        venue = next(
+            line[7:] for line in path.read_text().splitlines() if line.startswith("venue: ")
+        )
         assert split_venue(venue)[0] in labels, (path.name, venue)
 
 
@@ -192,30 +255,59 @@ def test_missing_required_field_gives_allowed_values(mini_project):
 def test_file_name_must_equal_key(mini_project):
     write_entry(mini_project.root, entry_data("delta2025", title="Delta Paper"), name="other-name")
     message = only_error(mini_project)
-    assert message.startswith("corpus/other-name.yaml:2: error: key 'delta2025' differs from the file name")
+    assert message.startswith(
+        "corpus/other-name.yaml:2: error: key 'delta2025' differs from the file name"
+    )
 
 
 def test_duplicate_keys_across_files(mini_project):
-    write_entry(mini_project.root, entry_data("alpha2025", title="A Completely Different Study"), name="alpha2025-copy")
+    write_entry(
+        mini_project.root,
+        entry_data("alpha2025", title="A Completely Different Study"),
+        name="alpha2025-copy",
+    )
     texts = problems_for(mini_project)
-    assert any(t.startswith("corpus/alpha2025-copy.yaml:2: error: key 'alpha2025' is already used by corpus/alpha2025.yaml") for t in texts)
+    assert any(
+        t.startswith(
+            "corpus/alpha2025-copy.yaml:2: error: key 'alpha2025' is already used by corpus/alpha2025.yaml"
+        )
+        for t in texts
+    )
 
 
 def test_same_paper_retained_and_excluded_by_identifier(mini_project):
-    write_entry(mini_project.root, entry_data("alpha2025", identifiers={"arxiv": "2301.00001", "doi": None, "openreview": None}))
+    write_entry(
+        mini_project.root,
+        entry_data(
+            "alpha2025", identifiers={"arxiv": "2301.00001", "doi": None, "openreview": None}
+        ),
+    )
     texts = problems_for(mini_project)
-    assert any("the same paper (arxiv:2301.00001) is already recorded in corpus/alpha2025.yaml" in t
-               and t.startswith("exclusions/E001.yaml:") for t in texts), texts
+    assert any(
+        "the same paper (arxiv:2301.00001) is already recorded in corpus/alpha2025.yaml" in t
+        and t.startswith("exclusions/E001.yaml:")
+        for t in texts
+    ), texts
 
 
 def test_same_paper_by_near_identical_title(mini_project):
-    write_entry(mini_project.root, entry_data("alpha-copy", title="Alpha team training for alpha2025!"))
+    write_entry(
+        mini_project.root, entry_data("alpha-copy", title="Alpha team training for alpha2025!")
+    )
     texts = problems_for(mini_project)
-    assert any(t.startswith("corpus/alpha2025.yaml:3: error: title is near-identical to the one in corpus/alpha-copy.yaml") for t in texts), texts
+    assert any(
+        t.startswith(
+            "corpus/alpha2025.yaml:3: error: title is near-identical to the one in corpus/alpha-copy.yaml"
+        )
+        for t in texts
+    ), texts
 
 
 def test_distinct_titles_are_not_flagged(mini_project):
-    write_entry(mini_project.root, entry_data("alpha2026", title="Alpha Team Training for Web Agents", year=2026))
+    write_entry(
+        mini_project.root,
+        entry_data("alpha2026", title="Alpha Team Training for Web Agents", year=2026),
+    )
     assert problems_for(mini_project) == []
 
 
@@ -233,7 +325,9 @@ def test_distinct_titles_are_not_flagged(mini_project):
 def test_tag_combination_rules(mini_project, overrides, rule):
     write_entry(mini_project.root, entry_data("alpha2025", **overrides))
     texts = problems_for(mini_project)
-    assert any(f"(rule {rule}:" in t and t.startswith("corpus/alpha2025.yaml:") for t in texts), texts
+    assert any(f"(rule {rule}:" in t and t.startswith("corpus/alpha2025.yaml:") for t in texts), (
+        texts
+    )
 
 
 @pytest.mark.parametrize(
@@ -261,10 +355,18 @@ def test_exclusion_rules(mini_project, overrides, expected):
 def test_github_and_json_formats(mini_project):
     write_entry(mini_project.root, entry_data("alpha2025", category="rl-method"))
     runner = CliRunner()
-    github = runner.invoke(main, ["validate", "--root", str(mini_project.root), "--format", "github"])
+    github = runner.invoke(
+        main, ["validate", "--root", str(mini_project.root), "--format", "github"]
+    )
     assert github.exit_code == 1
-    assert re.search(r"^::error file=corpus/alpha2025\.yaml,line=\d+,title=masrl validate unknown-value::unknown category", github.output, re.M)
-    as_json = runner.invoke(main, ["validate", "--root", str(mini_project.root), "--format", "json"])
+    assert re.search(
+        r"^::error file=corpus/alpha2025\.yaml,line=\d+,title=masrl validate unknown-value::unknown category",
+        github.output,
+        re.M,
+    )
+    as_json = runner.invoke(
+        main, ["validate", "--root", str(mini_project.root), "--format", "json"]
+    )
     payload = json.loads(as_json.output)
     assert payload["ok"] is False and payload["problems"][0]["code"] == "unknown-value"
 
@@ -286,7 +388,11 @@ def test_no_data_is_an_error(tmp_path):
 VALID_TEXT = (REPO_ROOT / "corpus" / "magrpo.yaml").read_text()
 
 
-@settings(max_examples=examples(60), deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(
+    max_examples=examples(60),
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture],
+)
 @given(st.data())
 def test_malformed_yaml_always_reported(mini_project, data):
     choice = data.draw(st.integers(0, 2))
@@ -312,8 +418,16 @@ def test_malformed_yaml_always_reported(mini_project, data):
     ("name", "text", "expected"),
     [
         ("syntax.yaml", "key: syntax\ntitle: 'unclosed\n", "corpus/syntax.yaml:"),
-        ("object.yaml", "key: object\ntitle: !!python/name:os.system\n", "corpus/object.yaml:2: error: the tag"),
-        ("laughs.yaml", "a: &a [1, 1]\nb: [*a, *a]\n", "corpus/laughs.yaml:1: error: anchors and aliases"),
+        (
+            "object.yaml",
+            "key: object\ntitle: !!python/name:os.system\n",
+            "corpus/object.yaml:2: error: the tag",
+        ),
+        (
+            "laughs.yaml",
+            "a: &a [1, 1]\nb: [*a, *a]\n",
+            "corpus/laughs.yaml:1: error: anchors and aliases",
+        ),
     ],
 )
 def test_bad_files_dropped_into_a_copy_of_the_repo(repo_copy, name, text, expected):
@@ -321,16 +435,28 @@ def test_bad_files_dropped_into_a_copy_of_the_repo(repo_copy, name, text, expect
     result = CliRunner().invoke(main, ["validate", "--root", str(repo_copy.root)])
     assert result.exit_code == 1
     assert expected in result.output
-    assert "84 entries, 32 exclusions" in result.output.splitlines()[-1]  # the copy is the published corpus
+    assert (
+        "84 entries, 32 exclusions" in result.output.splitlines()[-1]
+    )  # the copy is the published corpus
 
 
 def test_a_retained_paper_cannot_also_be_excluded(repo_copy):
     magrpo = (repo_copy.corpus_dir / "magrpo.yaml").read_text(encoding="utf-8")
-    write_exclusion(repo_copy.root, exclusion_data("E099", identifier="arXiv:2508.04652v2",
-                                                   url="https://arxiv.org/abs/2508.04652", title="Something else"))
+    write_exclusion(
+        repo_copy.root,
+        exclusion_data(
+            "E099",
+            identifier="arXiv:2508.04652v2",
+            url="https://arxiv.org/abs/2508.04652",
+            title="Something else",
+        ),
+    )
     result = CliRunner().invoke(main, ["validate", "--root", str(repo_copy.root)])
     assert result.exit_code == 1
-    assert "exclusions/E099.yaml:6: error: the same paper (arxiv:2508.04652) is already recorded in corpus/magrpo.yaml" in result.output
+    assert (
+        "exclusions/E099.yaml:6: error: the same paper (arxiv:2508.04652) is already recorded in corpus/magrpo.yaml"
+        in result.output
+    )
     assert magrpo == (repo_copy.corpus_dir / "magrpo.yaml").read_text(encoding="utf-8")
 
 
@@ -338,7 +464,10 @@ def test_sub_decision_evidence_documents_exactly_the_tags(mini_project):
     evidence = {"O2": "The router is trained to pick the worker.", "O5": "Stops when done."}
     write_entry(mini_project.root, entry_data("alpha2025", sub_decision_evidence=evidence))
     assert "evidence for 'O5', which is not in sub_decisions" in only_error(mini_project)
-    write_entry(mini_project.root, entry_data("alpha2025", sub_decision_evidence={"O2": "The router is trained."}))
+    write_entry(
+        mini_project.root,
+        entry_data("alpha2025", sub_decision_evidence={"O2": "The router is trained."}),
+    )
     assert not validate_project(mini_project).errors
 
 
@@ -347,12 +476,23 @@ def test_sub_decision_evidence_documents_exactly_the_tags(mini_project):
     [
         ({"field": "topology", "published": "debate", "reason": "peers argue as equals"}, None),
         ({"field": "colour", "published": "red", "reason": "x"}, "'colour' is not a tag field"),
-        ({"field": "topology", "published": "centralized", "reason": "x"}, "topology still holds its published value"),
-        ({"field": "topology", "published": "ring", "reason": "x"}, "published value 'ring' is not in topologies"),
-        ({"field": "topology", "published": "debate"}, "a correction needs field, published and reason"),
+        (
+            {"field": "topology", "published": "centralized", "reason": "x"},
+            "topology still holds its published value",
+        ),
+        (
+            {"field": "topology", "published": "ring", "reason": "x"},
+            "published value 'ring' is not in topologies",
+        ),
+        (
+            {"field": "topology", "published": "debate"},
+            "a correction needs field, published and reason",
+        ),
     ],
 )
-def test_corrections_name_a_tag_field_its_published_value_and_a_reason(mini_project, correction, expected):
+def test_corrections_name_a_tag_field_its_published_value_and_a_reason(
+    mini_project, correction, expected
+):
     write_entry(mini_project.root, entry_data("alpha2025", corrections=[correction]))
     if expected is None:
         assert not validate_project(mini_project).errors

@@ -49,19 +49,45 @@ def settings_for(fake: FakeArxiv, **overrides) -> ArxivSettings:
 def project(tmp_path) -> Project:
     """Five entries with arXiv ids (one right, three wrong, one unknown to arXiv) and one without."""
     shutil.copytree(REPO_ROOT / "taxonomy", tmp_path / "taxonomy")
+
     def arxiv(i):
         return {"arxiv": i, "doi": None, "openreview": None}
 
-    write_entry(tmp_path, entry_data(
-        "collab", title="{LLM} collaboration with   multi-agent reinforcement learning", year=2025,
-        authors=["Liu, Shuo", "Amato, Christopher"], identifiers=arxiv("2508.04652"), latest_version="v7"))
-    write_entry(tmp_path, entry_data(
-        "route", title="Credit-Aware Message Routing for Agent Teams", year=2025,
-        authors=["Marchand, Elodie"], identifiers=arxiv("2509.99901"), latest_version="v2"))
-    write_entry(tmp_path, entry_data(
-        "ask", title="Learning When to Ask: Deliberation Budgets for Teams of Language Agents", year=2024,
-        authors=["Iyer, Rahul", "Tanaka, Mei"], identifiers=arxiv("2510.99902")))
-    write_entry(tmp_path, entry_data("gone", title="A Withdrawn Paper", identifiers=arxiv("2512.99999")))
+    write_entry(
+        tmp_path,
+        entry_data(
+            "collab",
+            title="{LLM} collaboration with   multi-agent reinforcement learning",
+            year=2025,
+            authors=["Liu, Shuo", "Amato, Christopher"],
+            identifiers=arxiv("2508.04652"),
+            latest_version="v7",
+        ),
+    )
+    write_entry(
+        tmp_path,
+        entry_data(
+            "route",
+            title="Credit-Aware Message Routing for Agent Teams",
+            year=2025,
+            authors=["Marchand, Elodie"],
+            identifiers=arxiv("2509.99901"),
+            latest_version="v2",
+        ),
+    )
+    write_entry(
+        tmp_path,
+        entry_data(
+            "ask",
+            title="Learning When to Ask: Deliberation Budgets for Teams of Language Agents",
+            year=2024,
+            authors=["Iyer, Rahul", "Tanaka, Mei"],
+            identifiers=arxiv("2510.99902"),
+        ),
+    )
+    write_entry(
+        tmp_path, entry_data("gone", title="A Withdrawn Paper", identifiers=arxiv("2512.99999"))
+    )
     write_entry(tmp_path, entry_data("offline", title="A Paper Outside arXiv"))
     return Project(tmp_path)
 
@@ -74,14 +100,26 @@ def test_each_real_difference_is_reported_with_the_yaml_to_write(project, fake, 
     fake.answer_papers()
     report = verify_metadata(project, settings_for(fake), cache_in(tmp_path))
 
-    assert (report.checked, report.skipped, report.fetched, report.from_cache) == (4, ["offline"], 3, 0)
+    assert (report.checked, report.skipped, report.fetched, report.from_cache) == (
+        4,
+        ["offline"],
+        3,
+        0,
+    )
     found = {(m.key, m.kind): m for m in report.mismatches}
-    assert sorted(found) == [("ask", "first_author"), ("ask", "year"), ("gone", "unknown_id"), ("route", "title")]
+    assert sorted(found) == [
+        ("ask", "first_author"),
+        ("ask", "year"),
+        ("gone", "unknown_id"),
+        ("route", "title"),
+    ]
 
     title = found["route", "title"]
     assert (title.rel, title.line) == ("corpus/route.yaml", 3)
     assert title.fix == "title: 'ShapleyRoute: Credit-Aware Message Routing for LLM Agent Teams'"
-    assert yamlio.loads(title.fix) == {"title": "ShapleyRoute: Credit-Aware Message Routing for LLM Agent Teams"}
+    assert yamlio.loads(title.fix) == {
+        "title": "ShapleyRoute: Credit-Aware Message Routing for LLM Agent Teams"
+    }
     assert title.arxiv_value.endswith("(v3)")
     assert found["ask", "year"].fix == "year: 2025"
     assert found["ask", "first_author"].fix == "- Tanaka, Mei"
@@ -92,20 +130,37 @@ def test_each_real_difference_is_reported_with_the_yaml_to_write(project, fake, 
     # What arXiv learnt since is an update, not a mismatch
     assert [(u.key, u.field, u.old, u.new, u.applicable) for u in report.updates] == [
         ("route", "identifiers.doi", None, "10.5555/fixture.2026.001", True),
-        ("route", "journal_ref", None, "Proceedings of the Fixture Workshop on Agent Teams 2026", True),
-        ("route", "latest_version", "v2", "v3", True)]
-    assert [n.message for n in report.notes] == [(
-        "published since as Proceedings of the Fixture Workshop on Agent Teams 2026; the venue still says 'arXiv': "
-        "check venue and year")]
+        (
+            "route",
+            "journal_ref",
+            None,
+            "Proceedings of the Fixture Workshop on Agent Teams 2026",
+            True,
+        ),
+        ("route", "latest_version", "v2", "v3", True),
+    ]
+    assert [n.message for n in report.notes] == [
+        (
+            "published since as Proceedings of the Fixture Workshop on Agent Teams 2026; the venue still says 'arXiv': "
+            "check venue and year"
+        )
+    ]
 
     text = report.render()
     assert "corpus/route.yaml:3: title differs from arXiv (2509.99901)" in text
-    assert "    fix:    title: 'ShapleyRoute: Credit-Aware Message Routing for LLM Agent Teams'" in text
-    assert "corpus/route.yaml:33: new arXiv version v3 of 2509.99901 (updated 2026-02-02); the entry records v2" in text
+    assert (
+        "    fix:    title: 'ShapleyRoute: Credit-Aware Message Routing for LLM Agent Teams'"
+        in text
+    )
+    assert (
+        "corpus/route.yaml:33: new arXiv version v3 of 2509.99901 (updated 2026-02-02); the entry records v2"
+        in text
+    )
     assert "    to apply (or run with --apply): latest_version: v3" in text
     assert text.splitlines()[-1] == (
         "verify-metadata: 4 mismatch(es); 4 entries checked against arXiv (0 from the cache, 3 fetched), "
-        "1 without an arXiv id skipped; 3 update(s) from arXiv (3 to write, 0 written, 0 to check by hand)")
+        "1 without an arXiv id skipped; 3 update(s) from arXiv (3 to write, 0 written, 0 to check by hand)"
+    )
 
 
 def test_ids_are_asked_in_batches(project, fake, tmp_path):
@@ -113,7 +168,9 @@ def test_ids_are_asked_in_batches(project, fake, tmp_path):
     verify_metadata(project, settings_for(fake, batch_size=2), cache_in(tmp_path))
     first_pages = [r for r in fake.requests() if r.args["start"] == "0"]
     assert [r.args["id_list"].split(",") for r in first_pages] == [
-        ["2508.04652", "2509.99901"], ["2510.99902", "2512.99999"]]
+        ["2508.04652", "2509.99901"],
+        ["2510.99902", "2512.99999"],
+    ]
     assert {r.args["max_results"] for r in first_pages} == {"2"}
 
 
@@ -122,12 +179,17 @@ def test_a_second_run_reads_the_cache_until_it_expires(project, fake, tmp_path):
     verify_metadata(project, settings_for(fake), cache_in(tmp_path))
     stored = json.loads((tmp_path / "cache" / "2509.99901.json").read_text(encoding="utf-8"))
     assert set(stored) == {"fetched_at", "metadata"}
-    assert stored["metadata"]["title"].startswith("ShapleyRoute") and "abstract" not in stored["metadata"]
+    assert (
+        stored["metadata"]["title"].startswith("ShapleyRoute")
+        and "abstract" not in stored["metadata"]
+    )
 
     asked = len(fake.requests())
     again = verify_metadata(project, settings_for(fake), cache_in(tmp_path))
     assert (again.from_cache, again.fetched) == (3, 0)
-    assert [r.args["id_list"] for r in fake.requests()[asked:]] == ["2512.99999"]  # only the unknown id
+    assert [r.args["id_list"] for r in fake.requests()[asked:]] == [
+        "2512.99999"
+    ]  # only the unknown id
 
     later = dt.datetime.now(dt.UTC) + dt.timedelta(days=8)
     expired = verify_metadata(project, settings_for(fake), cache_in(tmp_path, days=7, now=later))
@@ -152,7 +214,9 @@ def test_old_style_ids_get_a_flat_cache_file(tmp_path):
 def test_arxiv_failures_surface_as_one_error(project, fake, tmp_path):
     fake.then_status(500).then_status(500)
     with pytest.raises(ArxivServerError, match=r"HTTP 500\); gave up after 2 attempts"):
-        verify_metadata(project, settings_for(fake, retries=1), cache_in(tmp_path), sleep=lambda s: None)
+        verify_metadata(
+            project, settings_for(fake, retries=1), cache_in(tmp_path), sleep=lambda s: None
+        )
 
 
 @pytest.mark.parametrize(
@@ -169,18 +233,31 @@ def test_titles_are_normalised_before_comparing(ours, theirs, same):
 
 
 def metadata(**overrides) -> PaperMetadata:
-    values = dict(arxiv_id="2509.99901", version="v1", title="T", authors=("Doe, Jane",),
-                  published="2025-09-14", updated="2025-09-14")
+    values = dict(
+        arxiv_id="2509.99901",
+        version="v1",
+        title="T",
+        authors=("Doe, Jane",),
+        published="2025-09-14",
+        updated="2025-09-14",
+    )
     values.update(overrides)
     return PaperMetadata(**values)
 
 
 @pytest.mark.parametrize(
     ("venue", "year", "mismatch"),
-    [("arXiv", 2025, False), ("arXiv", 2026, True), ("ICLR 2026", 2026, False), ("ICLR 2024", 2024, True)],
+    [
+        ("arXiv", 2025, False),
+        ("arXiv", 2026, True),
+        ("ICLR 2026", 2026, False),
+        ("ICLR 2024", 2024, True),
+    ],
 )
 def test_a_venue_year_may_follow_the_preprint_but_not_precede_it(tmp_path, venue, year, mismatch):
-    path = write_entry(tmp_path, entry_data("x", title="T", authors=["Doe, Jane"], venue=venue, year=year))
+    path = write_entry(
+        tmp_path, entry_data("x", title="T", authors=["Doe, Jane"], venue=venue, year=year)
+    )
     record = read_records([path])[0]
     mismatches, _ = compare_entry("corpus/x.yaml", record, metadata())
     assert bool(mismatches) is mismatch
@@ -203,15 +280,26 @@ def test_updates_are_written_into_the_entry_and_nothing_else_changes(project, fa
     data = yamlio.loads(after)
     assert data["latest_version"] == "v3"
     assert data["journal_ref"] == "Proceedings of the Fixture Workshop on Agent Teams 2026"
-    assert data["identifiers"] == {"arxiv": "2509.99901", "doi": "10.5555/fixture.2026.001", "openreview": None}
+    assert data["identifiers"] == {
+        "arxiv": "2509.99901",
+        "doi": "10.5555/fixture.2026.001",
+        "openreview": None,
+    }
     old = yamlio.loads(before)
-    assert {k: v for k, v in data.items() if k not in ("latest_version", "journal_ref", "identifiers")} == \
-        {k: v for k, v in old.items() if k not in ("latest_version", "identifiers")}
-    assert list(data)[list(data).index("latest_version") + 1] == "journal_ref"  # where the model puts it
+    assert {
+        k: v for k, v in data.items() if k not in ("latest_version", "journal_ref", "identifiers")
+    } == {k: v for k, v in old.items() if k not in ("latest_version", "identifiers")}
+    assert (
+        list(data)[list(data).index("latest_version") + 1] == "journal_ref"
+    )  # where the model puts it
     # only the changed fields are rewritten: every other line is kept as it was
-    kept = [line for line in before.splitlines() if not line.startswith(("latest_version", "  doi"))]
+    kept = [
+        line for line in before.splitlines() if not line.startswith(("latest_version", "  doi"))
+    ]
     assert all(line in after.splitlines() for line in kept)
-    assert {p.name: p.read_bytes() for p in project.corpus_dir.glob("*.yaml") if p != route} == others
+    assert {
+        p.name: p.read_bytes() for p in project.corpus_dir.glob("*.yaml") if p != route
+    } == others
     assert "    applied: latest_version: v3" in report.render()
 
     again = verify_metadata(project, settings_for(fake), cache_in(tmp_path))
@@ -219,20 +307,34 @@ def test_updates_are_written_into_the_entry_and_nothing_else_changes(project, fa
 
 
 def test_a_differing_journal_reference_or_doi_is_reported_never_written_over(tmp_path):
-    path = write_entry(tmp_path, entry_data(
-        "x", title="T", authors=["Doe, Jane"], venue="ICML 2026", journal_ref="ICML 2026",
-        identifiers={"arxiv": "2509.99901", "doi": "10.1000/ours", "openreview": None}))
+    path = write_entry(
+        tmp_path,
+        entry_data(
+            "x",
+            title="T",
+            authors=["Doe, Jane"],
+            venue="ICML 2026",
+            journal_ref="ICML 2026",
+            identifiers={"arxiv": "2509.99901", "doi": "10.1000/ours", "openreview": None},
+        ),
+    )
     record = read_records([path])[0]
-    updates, notes = entry_news("corpus/x.yaml", record, metadata(journal_ref="Proc. Fixture 2026", doi="10.5555/theirs"))
+    updates, notes = entry_news(
+        "corpus/x.yaml", record, metadata(journal_ref="Proc. Fixture 2026", doi="10.5555/theirs")
+    )
     assert [(u.field, u.old, u.new, u.applicable) for u in updates] == [
-        ("journal_ref", "ICML 2026", "Proc. Fixture 2026", False), ("identifiers.doi", "10.1000/ours", "10.5555/theirs", False)]
+        ("journal_ref", "ICML 2026", "Proc. Fixture 2026", False),
+        ("identifiers.doi", "10.1000/ours", "10.5555/theirs", False),
+    ]
     assert notes == []  # the venue is no longer 'arXiv'
     assert "check by hand" in updates[0].as_text()
     report = VerifyReport(updates=updates)
     before = path.read_bytes()
     assert apply_updates(Project(tmp_path), report) == [] and path.read_bytes() == before
     # the same DOI written as a link is no difference; no version recorded: nothing to compare
-    same = entry_news("corpus/x.yaml", record, metadata(doi="https://doi.org/10.1000/OURS", version="v4"))[0]
+    same = entry_news(
+        "corpus/x.yaml", record, metadata(doi="https://doi.org/10.1000/OURS", version="v4")
+    )[0]
     assert same == []
 
 
@@ -273,7 +375,9 @@ def test_cli_exits_0_when_everything_matches(project, fake, tmp_path):
     fake.answer_papers()
     result = invoke(project, fake, "--cache-dir", str(tmp_path / "elsewhere"))
     assert result.exit_code == 0, result.output
-    assert result.stdout.strip().splitlines()[-1].startswith("verify-metadata: ok; 1 entries checked")
+    assert (
+        result.stdout.strip().splitlines()[-1].startswith("verify-metadata: ok; 1 entries checked")
+    )
     assert (tmp_path / "elsewhere" / "2508.04652.json").exists()
 
 
@@ -285,8 +389,15 @@ def test_cli_applies_updates_only_when_asked(project, fake):
     assert route.read_bytes() == before
     result = invoke(project, fake, "--report-only", "--apply")
     assert result.exit_code == 0, result.output
-    assert "    applied: journal_ref: Proceedings of the Fixture Workshop on Agent Teams 2026" in result.stdout
-    assert result.stdout.strip().splitlines()[-1].endswith("(3 to write, 3 written, 0 to check by hand)")
+    assert (
+        "    applied: journal_ref: Proceedings of the Fixture Workshop on Agent Teams 2026"
+        in result.stdout
+    )
+    assert (
+        result.stdout.strip()
+        .splitlines()[-1]
+        .endswith("(3 to write, 3 written, 0 to check by hand)")
+    )
     assert yamlio.loads(route.read_text(encoding="utf-8"))["latest_version"] == "v3"
 
 
@@ -296,7 +407,8 @@ def test_cli_reports_an_unreachable_arxiv(project, fake):
     assert result.exit_code == 1
     assert result.stderr.strip() == (
         "masrl verify-metadata: arXiv is limiting requests (HTTP 503); it asks to wait 3600 s, "
-        "longer than the 60 s masrl waits; try again later")
+        "longer than the 60 s masrl waits; try again later"
+    )
 
 
 # ---------------------------------------------------------------------------------------------
@@ -320,13 +432,20 @@ def corpus_as_arxiv(request: Request) -> Response:
     entries = []
     for arxiv_id in id_list[start : start + size]:
         entry = by_id[arxiv_id]
-        year = entry.year if entry.venue.casefold().startswith("arxiv") else ids.arxiv_year(arxiv_id)
-        authors = "".join(f"<author><name>{escape(given_name_first(a))}</name></author>" for a in entry.authors)
+        year = (
+            entry.year if entry.venue.casefold().startswith("arxiv") else ids.arxiv_year(arxiv_id)
+        )
+        authors = "".join(
+            f"<author><name>{escape(given_name_first(a))}</name></author>" for a in entry.authors
+        )
         entries.append(
             f"<entry><id>http://arxiv.org/abs/{arxiv_id}v1</id><updated>{year}-06-01T00:00:00Z</updated>"
             f"<published>{year}-06-01T00:00:00Z</published><title>{escape(entry.title.upper())}</title>"
-            f"<summary>s</summary>{authors}</entry>\n")
-    body = FEED_TEMPLATE.format(ids=",".join(id_list), start=start, size=size, total=len(id_list), entries="".join(entries))
+            f"<summary>s</summary>{authors}</entry>\n"
+        )
+    body = FEED_TEMPLATE.format(
+        ids=",".join(id_list), start=start, size=size, total=len(id_list), entries="".join(entries)
+    )
     return Response(body.encode("utf-8"), content_type="application/atom+xml")
 
 

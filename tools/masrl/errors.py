@@ -16,8 +16,14 @@ class MasrlError(Exception):
 
     exit_code = 1
 
-    def __init__(self, message: str, *, path: str | Path | None = None, line: int | None = None,
-                 hint: str | None = None):
+    def __init__(
+        self,
+        message: str,
+        *,
+        path: str | Path | None = None,
+        line: int | None = None,
+        hint: str | None = None,
+    ):
         super().__init__(message)
         self.message = message
         self.path = str(path) if path is not None else None

@@ -47,11 +47,15 @@ def resolve_target(path: Path, root: Path | None = None) -> Path:
     try:
         real = path.resolve()  # follows every symlink that exists; a loop raises
     except (OSError, RuntimeError) as exc:
-        raise UnsafeWriteError("cannot resolve the path (a symlink loop?)", path=path,
-                               hint="remove the symlink") from exc
+        raise UnsafeWriteError(
+            "cannot resolve the path (a symlink loop?)", path=path, hint="remove the symlink"
+        ) from exc
     if not _inside(real, root):
-        raise UnsafeWriteError(f"refusing to write outside {root}: the path resolves to {real}", path=path,
-                               hint="remove the symlink or choose a path inside the folder")
+        raise UnsafeWriteError(
+            f"refusing to write outside {root}: the path resolves to {real}",
+            path=path,
+            hint="remove the symlink or choose a path inside the folder",
+        )
     try:
         mode = os.stat(real).st_mode
     except FileNotFoundError:
@@ -60,8 +64,11 @@ def resolve_target(path: Path, root: Path | None = None) -> Path:
         raise UnsafeWriteError(f"cannot inspect the target ({exc.strerror})", path=path) from exc
     if not stat.S_ISREG(mode):
         kind = "a folder" if stat.S_ISDIR(mode) else "not a regular file (a device, FIFO or socket)"
-        raise UnsafeWriteError(f"refusing to replace it: it is {kind}", path=path,
-                               hint="write to a regular file instead")
+        raise UnsafeWriteError(
+            f"refusing to replace it: it is {kind}",
+            path=path,
+            hint="write to a regular file instead",
+        )
     return real
 
 
@@ -124,12 +131,17 @@ def read_regular_bytes(path: Path, root: Path | None = None, limit: int = MAX_RE
     except FileNotFoundError as exc:
         raise InputError("the file does not exist (or is a dangling symlink)", path=path) from exc
     except (OSError, RuntimeError) as exc:
-        raise InputError("cannot resolve the path (a symlink loop?)", path=path, hint="remove the symlink") from exc
+        raise InputError(
+            "cannot resolve the path (a symlink loop?)", path=path, hint="remove the symlink"
+        ) from exc
     if root is not None:
         folder = os.path.realpath(root)
         if not _inside(real, folder):
-            raise InputError(f"refusing to read outside {folder}: the path resolves to {real}",
-                             path=path, hint="replace the symlink by the file itself")
+            raise InputError(
+                f"refusing to read outside {folder}: the path resolves to {real}",
+                path=path,
+                hint="replace the symlink by the file itself",
+            )
     # O_NONBLOCK: opening a FIFO must not wait for a writer; the mode check below refuses it.
     try:
         descriptor = os.open(real, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
@@ -138,10 +150,18 @@ def read_regular_bytes(path: Path, root: Path | None = None, limit: int = MAX_RE
     try:
         info = os.fstat(descriptor)
         if not stat.S_ISREG(info.st_mode):
-            kind = "a folder" if stat.S_ISDIR(info.st_mode) else "not a regular file (a device, FIFO or socket)"
-            raise InputError(f"refusing to read it: it is {kind}", path=path, hint="replace it by a regular file")
+            kind = (
+                "a folder"
+                if stat.S_ISDIR(info.st_mode)
+                else "not a regular file (a device, FIFO or socket)"
+            )
+            raise InputError(
+                f"refusing to read it: it is {kind}", path=path, hint="replace it by a regular file"
+            )
         if info.st_size > limit:
-            raise InputError(f"the file is {info.st_size} bytes, over the limit of {limit}", path=path)
+            raise InputError(
+                f"the file is {info.st_size} bytes, over the limit of {limit}", path=path
+            )
     except BaseException:
         os.close(descriptor)
         raise
@@ -156,28 +176,36 @@ def read_regular_bytes(path: Path, root: Path | None = None, limit: int = MAX_RE
     return data
 
 
-def read_regular_text(path: Path, root: Path | None = None, encoding: str = "utf-8",
-                      limit: int = MAX_READ_BYTES) -> str:
+def read_regular_text(
+    path: Path, root: Path | None = None, encoding: str = "utf-8", limit: int = MAX_READ_BYTES
+) -> str:
     """Text of a regular file (see read_regular_bytes); undecodable bytes are an InputError."""
     data = read_regular_bytes(path, root, limit)
     try:
         return data.decode(encoding)
     except UnicodeDecodeError as exc:
-        raise InputError(f"the file is not valid UTF-8 text (byte {exc.start})", path=path,
-                         hint="save the file as UTF-8") from exc
+        raise InputError(
+            f"the file is not valid UTF-8 text (byte {exc.start})",
+            path=path,
+            hint="save the file as UTF-8",
+        ) from exc
 
 
 def write_many(items: list[tuple[Path, str | bytes]], root: Path) -> None:
     """write_atomic for many files (a bulk import): each folder is checked once, each target by
     one lstat; a target that is a symlink takes the full write_atomic path."""
     root = Path(root).resolve()
-    checked: dict[str, str] = {}  # folder as given -> its checked real path (strings: 100,000 files)
+    checked: dict[
+        str, str
+    ] = {}  # folder as given -> its checked real path (strings: 100,000 files)
     for path, content in items:
         given_folder, name = os.path.split(os.path.abspath(path))
         folder = checked.get(given_folder)
         if folder is None:
             Path(given_folder).mkdir(parents=True, exist_ok=True)
-            folder = checked[given_folder] = os.fspath(resolve_target(Path(given_folder, ".masrl-probe"), root).parent)
+            folder = checked[given_folder] = os.fspath(
+                resolve_target(Path(given_folder, ".masrl-probe"), root).parent
+            )
         target = os.path.join(folder, name)
         try:
             info = os.lstat(target)
@@ -187,8 +215,11 @@ def write_many(items: list[tuple[Path, str | bytes]], root: Path) -> None:
             write_atomic(Path(given_folder, name), content, root=root)
             continue
         if info is not None and not stat.S_ISREG(info.st_mode):
-            raise UnsafeWriteError("refusing to replace it: it is not a regular file", path=Path(given_folder, name),
-                                   hint="write to a regular file instead")
+            raise UnsafeWriteError(
+                "refusing to replace it: it is not a regular file",
+                path=Path(given_folder, name),
+                hint="write to a regular file instead",
+            )
         data = content.encode("utf-8") if isinstance(content, str) else content
         if info is None:
             # A new file is created in place: O_EXCL refuses a name planted in the meantime, so
@@ -202,11 +233,13 @@ def write_many(items: list[tuple[Path, str | bytes]], root: Path) -> None:
 
 def _create_new(path: str, data: bytes) -> None:
     """Create ``path`` (never an existing name, never through a symlink) holding ``data``."""
-    descriptor = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0), 0o666)
+    descriptor = os.open(
+        path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0), 0o666
+    )
     try:
         view = memoryview(data)
         while view:  # os.write may write less than asked
-            view = view[os.write(descriptor, view):]
+            view = view[os.write(descriptor, view) :]
     except BaseException:
         os.close(descriptor)
         with contextlib.suppress(OSError):

@@ -25,11 +25,21 @@ MULTILINE_FIELDS = frozenset({"notes"})
 
 
 def describe(char: str) -> str:
-    name = {"\x1b": "ESC", "\t": "tab", "\r": "carriage return", "\n": "line break", "\x00": "NUL"}.get(char)
+    name = {
+        "\x1b": "ESC",
+        "\t": "tab",
+        "\r": "carriage return",
+        "\n": "line break",
+        "\x00": "NUL",
+    }.get(char)
     code = f"U+{ord(char):04X}"
     if name:
         return f"{name} ({code})"
-    return f"the bidirectional control {code}" if char in BIDI_CONTROLS else f"the control character {code}"
+    return (
+        f"the bidirectional control {code}"
+        if char in BIDI_CONTROLS
+        else f"the control character {code}"
+    )
 
 
 def forbidden_characters(data: Any, path: tuple = ()) -> Iterator[tuple[tuple, str]]:
@@ -39,7 +49,10 @@ def forbidden_characters(data: Any, path: tuple = ()) -> Iterator[tuple[tuple, s
         found = pattern.search(data)
         if found:
             where = ".".join(str(p) for p in path) or "value"
-            yield path, f"'{where}' contains {describe(found.group())} at position {found.start() + 1}"
+            yield (
+                path,
+                f"'{where}' contains {describe(found.group())} at position {found.start() + 1}",
+            )
     elif isinstance(data, dict):
         for key, value in data.items():
             yield from forbidden_characters(value, (*path, key))
@@ -58,7 +71,9 @@ def terminal_safe(text: str) -> str:
     return _FORBIDDEN.sub(lambda m: m.group().encode("unicode_escape").decode("ascii"), text)
 
 
-def did_you_mean(value: str, choices: list[str] | tuple[str, ...], labels: dict[str, str] | None = None) -> str:
+def did_you_mean(
+    value: str, choices: list[str] | tuple[str, ...], labels: dict[str, str] | None = None
+) -> str:
     """' Did you mean 'x'?' for the closest choice (case-insensitive, labels too), or ''."""
     folded = str(value).casefold().replace("-", "_").replace(" ", "_")
     for choice in choices:

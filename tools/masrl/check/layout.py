@@ -25,14 +25,38 @@ def stray_files(project: Project) -> list[LayoutProblem]:
                 continue
             rel = project.relative(path) if not path.is_symlink() else _lexical(project, path)
             if path.is_dir() and not path.is_symlink():
-                problems.append((rel, 1, f"{folder.name}/ is a flat folder; files in the subfolder {path.name}/ are not read",
-                                 f"move the .yaml files up into {folder.name}/", "error", "layout"))
+                problems.append(
+                    (
+                        rel,
+                        1,
+                        f"{folder.name}/ is a flat folder; files in the subfolder {path.name}/ are not read",
+                        f"move the .yaml files up into {folder.name}/",
+                        "error",
+                        "layout",
+                    )
+                )
             elif path.suffix.lower() in (".yml", ".yaml") and path.suffix != ".yaml":
-                problems.append((rel, 1, f"the file is named *{path.suffix} and is not read",
-                                 f"rename it to {path.stem}.yaml", "error", "layout"))
+                problems.append(
+                    (
+                        rel,
+                        1,
+                        f"the file is named *{path.suffix} and is not read",
+                        f"rename it to {path.stem}.yaml",
+                        "error",
+                        "layout",
+                    )
+                )
             elif path.suffix != ".yaml":
-                problems.append((rel, 1, "this file is not a .yaml record and is not read",
-                                 f"move it out of {folder.name}/", "warning", "layout"))
+                problems.append(
+                    (
+                        rel,
+                        1,
+                        "this file is not a .yaml record and is not read",
+                        f"move it out of {folder.name}/",
+                        "warning",
+                        "layout",
+                    )
+                )
     return problems
 
 

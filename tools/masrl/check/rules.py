@@ -15,10 +15,17 @@ def unknown_rule_fields(taxonomy: Taxonomy, field_names: set[str], project: Proj
     for rule in taxonomy.rules:
         for condition in (*rule.when, *rule.then):
             if condition.field not in field_names:
-                found.append((project.relative(path), _line_of(path, rule.id),
-                              f"rule {rule.id} tests the field '{condition.field}', which entries do not have, "
-                              "so the rule never fires", f"use one of: {', '.join(sorted(field_names))}",
-                              "error", "rule-field"))
+                found.append(
+                    (
+                        project.relative(path),
+                        _line_of(path, rule.id),
+                        f"rule {rule.id} tests the field '{condition.field}', which entries do not have, "
+                        "so the rule never fires",
+                        f"use one of: {', '.join(sorted(field_names))}",
+                        "error",
+                        "rule-field",
+                    )
+                )
     return found
 
 

@@ -33,8 +33,10 @@ TAXONOMY_FILE = re.compile(r"^[a-z0-9_]+\.yaml$")
 
 def snapshot_path(project: Project, name: str) -> Path:
     if not isinstance(name, str) or not NAME_PATTERN.match(name) or ".." in name:
-        raise UsageError(f"snapshot name {name!r} may hold only lower-case letters, digits, dots and dashes",
-                         hint="e.g. survey-2026-05")
+        raise UsageError(
+            f"snapshot name {name!r} may hold only lower-case letters, digits, dots and dashes",
+            hint="e.g. survey-2026-05",
+        )
     return project.root / SNAPSHOT_DIR / f"{name}.json"
 
 
@@ -45,7 +47,9 @@ def _digest(content: dict) -> str:
 
 def snapshot_content(corpus: Corpus, name: str) -> dict:
     taxonomy_dir = corpus.taxonomy.directory
-    names = sorted(p.name for p in taxonomy_dir.glob("*.yaml") if TAXONOMY_FILE.match(p.name) and p.is_file())
+    names = sorted(
+        p.name for p in taxonomy_dir.glob("*.yaml") if TAXONOMY_FILE.match(p.name) and p.is_file()
+    )
     taxonomy = {name: (taxonomy_dir / name).read_text(encoding="utf-8") for name in names}
     content = {
         "format": FORMAT,
@@ -65,8 +69,11 @@ def freeze(project: Project, name: str, force: bool = False) -> Path:
     """Write snapshots/<name>.json from the validated live corpus; refuse to overwrite unless force."""
     path = snapshot_path(project, name)
     if path.exists() and not force:
-        raise UnsafeWriteError(f"snapshot '{name}' already exists and is never overwritten",
-                               path=project.relative(path), hint="pass --force only to correct a snapshot on purpose")
+        raise UnsafeWriteError(
+            f"snapshot '{name}' already exists and is never overwritten",
+            path=project.relative(path),
+            hint="pass --force only to correct a snapshot on purpose",
+        )
     write_atomic(path, render_snapshot(load_corpus(project), name))
     return path
 
@@ -82,20 +89,32 @@ def load_snapshot(project: Project, name: str) -> Corpus:
     rel = project.relative(path)
     if not path.is_file():
         known = ", ".join(known_snapshots(project)) or "none"
-        raise InputError(f"no snapshot named '{name}' (known: {known})", path=rel,
-                         hint=f"freeze one with `masrl snapshot freeze {name}`")
+        raise InputError(
+            f"no snapshot named '{name}' (known: {known})",
+            path=rel,
+            hint=f"freeze one with `masrl snapshot freeze {name}`",
+        )
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
     except (UnicodeDecodeError, json.JSONDecodeError) as exc:
         line = getattr(exc, "lineno", None)
-        raise InputError(f"the snapshot is not valid JSON ({getattr(exc, 'msg', exc)})", path=rel, line=line,
-                         hint="restore it from git; snapshots are never edited by hand") from exc
+        raise InputError(
+            f"the snapshot is not valid JSON ({getattr(exc, 'msg', exc)})",
+            path=rel,
+            line=line,
+            hint="restore it from git; snapshots are never edited by hand",
+        ) from exc
     if not isinstance(data, dict) or data.get("format") != FORMAT:
-        raise InputError(f"not a masrl snapshot (expected format {FORMAT})", path=rel, hint="restore it from git")
+        raise InputError(
+            f"not a masrl snapshot (expected format {FORMAT})", path=rel, hint="restore it from git"
+        )
     content = {k: v for k, v in data.items() if k != "sha256"}
     if data.get("sha256") != _digest(content):
-        raise InputError("the snapshot was changed after it was frozen (its digest does not match)", path=rel,
-                         hint="restore it from git, or refreeze on purpose with `masrl snapshot freeze --force`")
+        raise InputError(
+            "the snapshot was changed after it was frozen (its digest does not match)",
+            path=rel,
+            hint="restore it from git, or refreeze on purpose with `masrl snapshot freeze --force`",
+        )
     try:
         with tempfile.TemporaryDirectory(prefix="masrl-snapshot-") as folder:
             for file_name, text in data["taxonomy"].items():
@@ -106,7 +125,9 @@ def load_snapshot(project: Project, name: str) -> Corpus:
         entries = [entry_from_data(item, taxonomy=taxonomy) for item in data["entries"]]
         exclusions = [exclusion_from_data(item, taxonomy=taxonomy) for item in data["exclusions"]]
     except (KeyError, TypeError, AttributeError, ValueError) as exc:
-        raise InputError(f"the snapshot is incomplete ({exc})", path=rel, hint="restore it from git") from exc
+        raise InputError(
+            f"the snapshot is incomplete ({exc})", path=rel, hint="restore it from git"
+        ) from exc
     return Corpus(project, taxonomy, entries, exclusions)
 
 

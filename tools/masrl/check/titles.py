@@ -44,7 +44,12 @@ def _keys(norm: str) -> tuple[list[tuple], list[tuple]]:
     word_set = frozenset(words)
     # The first and last 12 characters too, as before; a block larger than MAX_BLOCK (thousands of
     # titles sharing a prefix) is skipped, so these add recall without making the check quadratic.
-    own: list[tuple] = [("flat", norm.replace(" ", "")), ("set", word_set), ("pre", norm[:12]), ("suf", norm[-12:])]
+    own: list[tuple] = [
+        ("flat", norm.replace(" ", "")),
+        ("set", word_set),
+        ("pre", norm[:12]),
+        ("suf", norm[-12:]),
+    ]
     fewer: list[tuple] = []
     if len(word_set) >= 3:
         for word in word_set:
@@ -77,7 +82,9 @@ def similar_title_pairs(titles: list[tuple[str, str, Any]]) -> Iterator[tuple]:
         if key[0] == "set":
             shorter = fewer_blocks.get(key, ())
             if len(members) * len(shorter) <= MAX_BLOCK * MAX_BLOCK:
-                candidates.update((min(a, b), max(a, b)) for a in members for b in shorter if a != b)
+                candidates.update(
+                    (min(a, b), max(a, b)) for a in members for b in shorter if a != b
+                )
     found = []
     for a, b in candidates:
         first, second = titles[a], titles[b]
@@ -109,8 +116,17 @@ def load_overrides(root: Path) -> tuple[set[frozenset[str]], list[tuple[int, str
         return set(), [(1, "expected 'different_papers:' followed by a list of [key, key] pairs")]
     pairs, problems = set(), []
     for index, item in enumerate(pairs_raw):
-        if not (isinstance(item, list) and len(item) == 2 and all(isinstance(k, str) and k for k in item)):
-            problems.append((pairs_raw.line_of(index), "each item must be a pair of keys, e.g. [qwen2-2024, qwen3-2025]"))
+        if not (
+            isinstance(item, list)
+            and len(item) == 2
+            and all(isinstance(k, str) and k for k in item)
+        ):
+            problems.append(
+                (
+                    pairs_raw.line_of(index),
+                    "each item must be a pair of keys, e.g. [qwen2-2024, qwen3-2025]",
+                )
+            )
             continue
         pairs.add(frozenset(item))
     return pairs, problems

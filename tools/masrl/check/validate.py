@@ -58,7 +58,9 @@ class Problem:
     def as_github(self) -> str:
         level = "error" if self.severity == "error" else "warning"
         message = self.message + (f". Hint: {self.hint}" if self.hint else "")
-        return github_annotation(level, self.path, self.line, f"masrl validate {self.code}", message)
+        return github_annotation(
+            level, self.path, self.line, f"masrl validate {self.code}", message
+        )
 
 
 @dataclass
@@ -77,9 +79,13 @@ class Report:
     def summary_line(self) -> str:
         entries = len(self.corpus.entries) if self.corpus else 0
         exclusions = len(self.corpus.exclusions) if self.corpus else 0
-        counts = f"{entries} entries, {exclusions} exclusions, {entries + exclusions} audited records"
+        counts = (
+            f"{entries} entries, {exclusions} exclusions, {entries + exclusions} audited records"
+        )
         if self.errors:
-            return f"invalid: {len(self.errors)} error(s), {len(self.warnings)} warning(s) in {counts}"
+            return (
+                f"invalid: {len(self.errors)} error(s), {len(self.warnings)} warning(s) in {counts}"
+            )
         suffix = f" ({len(self.warnings)} warning(s))" if self.warnings else ""
         return f"ok: {counts}{suffix}"
 
@@ -102,14 +108,24 @@ class Report:
 class _RecordChecker:
     """Checks one record against field specifications; collects Problems."""
 
-    def __init__(self, record: RawRecord, rel: str, taxonomy: Taxonomy, problems: list[Problem],
-                 allow_placeholders: bool = False):
+    def __init__(
+        self,
+        record: RawRecord,
+        rel: str,
+        taxonomy: Taxonomy,
+        problems: list[Problem],
+        allow_placeholders: bool = False,
+    ):
         self.record, self.rel, self.taxonomy, self.problems = record, rel, taxonomy, problems
         self.data = record.data
         self.placeholder_severity = "warning" if allow_placeholders else "error"
 
-    def add(self, keys: tuple, message: str, hint: str = "", code: str = "", severity: str = "error"):
-        self.problems.append(Problem(self.rel, self.record.line_of(*keys), message, hint, severity, code))
+    def add(
+        self, keys: tuple, message: str, hint: str = "", code: str = "", severity: str = "error"
+    ):
+        self.problems.append(
+            Problem(self.rel, self.record.line_of(*keys), message, hint, severity, code)
+        )
 
     def check_fields(self, specs: tuple[FieldSpec, ...]) -> None:
         known = {s.name for s in specs}
@@ -125,7 +141,12 @@ class _RecordChecker:
         for spec in specs:
             if spec.name not in self.data:
                 if spec.required:
-                    self.add((), f"missing required field '{spec.name}'", self._expectation(spec), "missing-field")
+                    self.add(
+                        (),
+                        f"missing required field '{spec.name}'",
+                        self._expectation(spec),
+                        "missing-field",
+                    )
                 continue
             self.check_value(spec, self.data[spec.name])
 
@@ -133,21 +154,35 @@ class _RecordChecker:
         if spec.axis:
             values = ", ".join(self.taxonomy[spec.axis].ids)
             shape = "a list of" if spec.kind == "tags" else "one of"
-            empty = " ([] when not applicable)" if spec.kind == "tags" else (" or null" if spec.nullable else "")
+            empty = (
+                " ([] when not applicable)"
+                if spec.kind == "tags"
+                else (" or null" if spec.nullable else "")
+            )
             return f"{spec.name}: {spec.description} Write {shape}: {values}{empty}."
         return f"{spec.name}: {spec.description}"
 
     def check_value(self, spec: FieldSpec, value) -> None:
         keys = (spec.name,)
         if value == PLACEHOLDER or (isinstance(value, list) and PLACEHOLDER in value):
-            self.add(keys, f"'{spec.name}' is still the placeholder {PLACEHOLDER}", self._expectation(spec),
-                     "placeholder", self.placeholder_severity)
+            self.add(
+                keys,
+                f"'{spec.name}' is still the placeholder {PLACEHOLDER}",
+                self._expectation(spec),
+                "placeholder",
+                self.placeholder_severity,
+            )
             return
         if value is None:
             if not spec.nullable and spec.kind != "tags":
                 self.add(keys, f"'{spec.name}' must not be null", self._expectation(spec), "null")
             elif spec.kind == "tags":
-                self.add(keys, f"'{spec.name}' must be a list; write [] when not applicable", self._expectation(spec), "type")
+                self.add(
+                    keys,
+                    f"'{spec.name}' must be a list; write [] when not applicable",
+                    self._expectation(spec),
+                    "type",
+                )
             return
         getattr(self, f"_check_{spec.kind}")(spec, value)
 
@@ -155,22 +190,47 @@ class _RecordChecker:
 
     def _type_error(self, spec: FieldSpec, value, expected: str, keys: tuple | None = None):
         got = type(value).__name__ if not isinstance(value, bool) else "boolean"
-        self.add(keys or (spec.name,), f"'{spec.name}' must be {expected}, got {got} {value!r}", self._expectation(spec), "type")
+        self.add(
+            keys or (spec.name,),
+            f"'{spec.name}' must be {expected}, got {got} {value!r}",
+            self._expectation(spec),
+            "type",
+        )
 
     def _check_key(self, spec, value):
         if not isinstance(value, str):
             return self._type_error(spec, value, "a string")
         if not KEY_PATTERN.match(value):
-            self.add((spec.name,), f"key '{value}' may hold only lower-case letters, digits and inner dashes", "e.g. magrpo, dr-mas, vdn2018", "key-format")
+            self.add(
+                (spec.name,),
+                f"key '{value}' may hold only lower-case letters, digits and inner dashes",
+                "e.g. magrpo, dr-mas, vdn2018",
+                "key-format",
+            )
         stem = self.record.path.stem
         if value != stem:
-            self.add((spec.name,), f"key '{value}' differs from the file name '{self.record.path.name}'", f"rename the file to {value}.yaml or set key: {stem}", "key-filename")
+            self.add(
+                (spec.name,),
+                f"key '{value}' differs from the file name '{self.record.path.name}'",
+                f"rename the file to {value}.yaml or set key: {stem}",
+                "key-filename",
+            )
 
     def _check_record_id(self, spec, value):
         if not isinstance(value, str) or not RECORD_ID_PATTERN.match(value):
-            return self.add((spec.name,), f"record_id {value!r} must be E followed by at least three digits", "e.g. E033", "record-id-format")
+            return self.add(
+                (spec.name,),
+                f"record_id {value!r} must be E followed by at least three digits",
+                "e.g. E033",
+                "record-id-format",
+            )
         if value != self.record.path.stem:
-            self.add((spec.name,), f"record_id '{value}' differs from the file name '{self.record.path.name}'", f"rename the file to {value}.yaml", "key-filename")
+            self.add(
+                (spec.name,),
+                f"record_id '{value}' differs from the file name '{self.record.path.name}'",
+                f"rename the file to {value}.yaml",
+                "key-filename",
+            )
 
     def _check_text(self, spec, value):
         if not isinstance(value, str):
@@ -178,7 +238,12 @@ class _RecordChecker:
         if not value.strip():
             self.add((spec.name,), f"'{spec.name}' is empty", self._expectation(spec), "empty")
         elif "\n" in value.strip():
-            self.add((spec.name,), f"'{spec.name}' must be a single line of text", "join the lines; use a folded scalar (>-) to wrap long text in the file", "multiline")
+            self.add(
+                (spec.name,),
+                f"'{spec.name}' must be a single line of text",
+                "join the lines; use a folded scalar (>-) to wrap long text in the file",
+                "multiline",
+            )
 
     def _check_str(self, spec, value):
         if not isinstance(value, str):
@@ -196,7 +261,12 @@ class _RecordChecker:
         if any(v.label == name for v in axis.values):
             this_year = dt.date.today().year
             if year is not None and not EARLIEST_YEAR <= year <= this_year + 1:
-                self.add((spec.name,), f"venue year {year} is not plausible", f"use a year between {EARLIEST_YEAR} and {this_year + 1}", "year")
+                self.add(
+                    (spec.name,),
+                    f"venue year {year} is not plausible",
+                    f"use a year between {EARLIEST_YEAR} and {this_year + 1}",
+                    "year",
+                )
             return
         spelling = canonical_venue(axis, value)
         suggestion = f" Did you mean '{spelling}'?" if spelling else ""
@@ -210,14 +280,24 @@ class _RecordChecker:
 
     def _check_version(self, spec, value):
         if not isinstance(value, str) or not VERSION_PATTERN.match(value):
-            self.add((spec.name,), f"'{spec.name}' {value!r} must look like v1, v2, ...", "", "version-format")
+            self.add(
+                (spec.name,),
+                f"'{spec.name}' {value!r} must look like v1, v2, ...",
+                "",
+                "version-format",
+            )
 
     def _check_int(self, spec, value):
         if isinstance(value, bool) or not isinstance(value, int):
             return self._type_error(spec, value, "a whole number")
         this_year = dt.date.today().year
         if spec.name == "year" and not EARLIEST_YEAR <= value <= this_year + 1:
-            self.add((spec.name,), f"year {value} is not plausible", f"use a year between {EARLIEST_YEAR} and {this_year + 1}", "year")
+            self.add(
+                (spec.name,),
+                f"year {value} is not plausible",
+                f"use a year between {EARLIEST_YEAR} and {this_year + 1}",
+                "year",
+            )
 
     def _check_bool(self, spec, value):
         if not isinstance(value, bool):
@@ -225,13 +305,22 @@ class _RecordChecker:
 
     def _check_date(self, spec, value):
         if not isinstance(value, str) or not DATE_PATTERN.match(value):
-            return self.add((spec.name,), f"'{spec.name}' {value!r} must be a date YYYY-MM-DD", "", "date")
+            return self.add(
+                (spec.name,), f"'{spec.name}' {value!r} must be a date YYYY-MM-DD", "", "date"
+            )
         try:
             day = dt.date.fromisoformat(value)
         except ValueError:
-            return self.add((spec.name,), f"'{spec.name}' {value!r} is not a calendar date", "", "date")
+            return self.add(
+                (spec.name,), f"'{spec.name}' {value!r} is not a calendar date", "", "date"
+            )
         if day > dt.date.today():
-            self.add((spec.name,), f"'{spec.name}' {value} lies in the future", "use the date the record was screened", "date")
+            self.add(
+                (spec.name,),
+                f"'{spec.name}' {value} lies in the future",
+                "use the date the record was screened",
+                "date",
+            )
 
     def _check_tag(self, spec, value, keys: tuple | None = None):
         keys = keys or (spec.name,)
@@ -245,7 +334,12 @@ class _RecordChecker:
             return
         if value.strip().casefold() in NOT_APPLICABLE_SPELLINGS:
             empty = "[]" if spec.kind == "tags" else "null"
-            self.add(keys, f"'{spec.name}' uses '{value}' for not applicable", f"write {empty} instead of a string", "not-applicable")
+            self.add(
+                keys,
+                f"'{spec.name}' uses '{value}' for not applicable",
+                f"write {empty} instead of a string",
+                "not-applicable",
+            )
             return
         labels = {v.id: v.label for v in axis.values}
         self.add(
@@ -258,7 +352,12 @@ class _RecordChecker:
     def _check_tags(self, spec, value):
         if isinstance(value, str):
             if value.strip().casefold() in NOT_APPLICABLE_SPELLINGS:
-                return self.add((spec.name,), f"'{spec.name}' uses '{value}' for not applicable", "write [] instead", "not-applicable")
+                return self.add(
+                    (spec.name,),
+                    f"'{spec.name}' uses '{value}' for not applicable",
+                    "write [] instead",
+                    "not-applicable",
+                )
             return self._type_error(spec, value, f"a list, e.g. [{value}]")
         if not isinstance(value, list):
             return self._type_error(spec, value, "a list")
@@ -268,20 +367,43 @@ class _RecordChecker:
             if not isinstance(item, str | int | float | bool):
                 continue  # a list or mapping where a value belongs: reported as a type error above
             if item in seen:
-                self.add((spec.name, index), f"'{item}' is listed twice in '{spec.name}'", "remove the repeat", "repeat")
+                self.add(
+                    (spec.name, index),
+                    f"'{item}' is listed twice in '{spec.name}'",
+                    "remove the repeat",
+                    "repeat",
+                )
             seen.add(item)
         order = {v: i for i, v in enumerate(self.taxonomy[spec.axis].ids)}
-        if all(isinstance(v, str) and v in order for v in value) and list(value) != sorted(value, key=order.get):
-            self.add((spec.name,), f"'{spec.name}' is not in taxonomy order", f"write {sorted(value, key=order.get)}", "order", "warning")
+        if all(isinstance(v, str) and v in order for v in value) and list(value) != sorted(
+            value, key=order.get
+        ):
+            self.add(
+                (spec.name,),
+                f"'{spec.name}' is not in taxonomy order",
+                f"write {sorted(value, key=order.get)}",
+                "order",
+                "warning",
+            )
 
     def _check_authors(self, spec, value):
         if not isinstance(value, list) or not value:
             return self._type_error(spec, value, "a non-empty list of names")
         for index, name in enumerate(value):
             if not isinstance(name, str) or not name.strip():
-                self.add((spec.name, index), "each author must be a non-empty name", "write 'Surname, Given' or an organisation name", "author")
+                self.add(
+                    (spec.name, index),
+                    "each author must be a non-empty name",
+                    "write 'Surname, Given' or an organisation name",
+                    "author",
+                )
             elif name.strip().casefold() in ("others", "et al.", "et al"):
-                self.add((spec.name, index), f"'{name}' is not an author", "drop it and set authors_complete: false", "author")
+                self.add(
+                    (spec.name, index),
+                    f"'{name}' is not an author",
+                    "drop it and set authors_complete: false",
+                    "author",
+                )
 
     def _check_identifiers(self, spec, value):
         if not isinstance(value, dict):
@@ -289,29 +411,63 @@ class _RecordChecker:
         for name, ident in value.items():
             keys = (spec.name, name)
             if name not in IDENTIFIER_KINDS:
-                self.add(keys, f"unknown identifier kind '{name}'.{did_you_mean(name, IDENTIFIER_KINDS)}", f"use {', '.join(IDENTIFIER_KINDS)}", "unknown-field")
+                self.add(
+                    keys,
+                    f"unknown identifier kind '{name}'.{did_you_mean(name, IDENTIFIER_KINDS)}",
+                    f"use {', '.join(IDENTIFIER_KINDS)}",
+                    "unknown-field",
+                )
                 continue
             if ident is None:
                 continue
             if ident == PLACEHOLDER:
-                self.add(keys, f"identifier '{name}' is still the placeholder {PLACEHOLDER}", "fill it in or write null", "placeholder")
+                self.add(
+                    keys,
+                    f"identifier '{name}' is still the placeholder {PLACEHOLDER}",
+                    "fill it in or write null",
+                    "placeholder",
+                )
                 continue
             if not isinstance(ident, str):
-                self.add(keys, f"identifier '{name}' must be a string, got {ident!r}", "quote it, e.g. arxiv: \"2508.04652\"", "type")
+                self.add(
+                    keys,
+                    f"identifier '{name}' must be a string, got {ident!r}",
+                    'quote it, e.g. arxiv: "2508.04652"',
+                    "type",
+                )
                 continue
             problem = {
-                "arxiv": (ids.is_arxiv_id, "an arXiv id such as 2508.04652 or hep-th/9901001 (no 'arXiv:' prefix, no URL)"),
-                "doi": (lambda v: bool(ids.DOI.match(v)), "a DOI such as 10.1287/moor.27.4.819.297 (no https://doi.org/ prefix)"),
-                "openreview": (lambda v: bool(ids.OPENREVIEW.match(v)), "an OpenReview forum id such as ur295YVtmt"),
+                "arxiv": (
+                    ids.is_arxiv_id,
+                    "an arXiv id such as 2508.04652 or hep-th/9901001 (no 'arXiv:' prefix, no URL)",
+                ),
+                "doi": (
+                    lambda v: bool(ids.DOI.match(v)),
+                    "a DOI such as 10.1287/moor.27.4.819.297 (no https://doi.org/ prefix)",
+                ),
+                "openreview": (
+                    lambda v: bool(ids.OPENREVIEW.match(v)),
+                    "an OpenReview forum id such as ur295YVtmt",
+                ),
             }[name]
             if not problem[0](ident):
-                self.add(keys, f"'{ident}' is not a well-formed {name} identifier", f"write {problem[1]}", "identifier-format")
+                self.add(
+                    keys,
+                    f"'{ident}' is not a well-formed {name} identifier",
+                    f"write {problem[1]}",
+                    "identifier-format",
+                )
         arxiv = value.get("arxiv")
         year = self.data.get("year")
         if isinstance(arxiv, str) and isinstance(year, int) and not isinstance(year, bool):
             first = ids.arxiv_year(arxiv)
             if first and year < first:
-                self.add(("year",), f"year {year} is before the first arXiv version of {arxiv} ({first})", f"use {first} or later", "year")
+                self.add(
+                    ("year",),
+                    f"year {year} is before the first arXiv version of {arxiv} ({first})",
+                    f"use {first} or later",
+                    "year",
+                )
 
     def _check_urls(self, spec, value):
         if not isinstance(value, list) or not value:
@@ -325,7 +481,12 @@ class _RecordChecker:
     def _check_one_url(self, spec, url, keys):
         problem = ids.check_url(url) if isinstance(url, str) else "is not a string"
         if problem:
-            self.add(keys, f"link {url!r} {problem}", "write a full http(s) address, one per list item", "url")
+            self.add(
+                keys,
+                f"link {url!r} {problem}",
+                "write a full http(s) address, one per list item",
+                "url",
+            )
 
     def _check_record_identifier(self, spec, value):
         if not isinstance(value, str):
@@ -338,14 +499,25 @@ class _RecordChecker:
         """One line of evidence per tag of the field it documents, and none for other values."""
         documented = EVIDENCE_OF[spec.name]
         if not isinstance(value, dict):
-            return self._type_error(spec, value, f"a mapping from each {documented} tag to one line of evidence")
+            return self._type_error(
+                spec, value, f"a mapping from each {documented} tag to one line of evidence"
+            )
         tags = self.data.get(documented) if isinstance(self.data.get(documented), list) else []
         for tag, line in value.items():
             if tag not in tags:
-                self.add((spec.name, tag), f"evidence for '{tag}', which is not in {documented}",
-                         f"add {tag} to {documented} or drop its evidence line", "evidence")
+                self.add(
+                    (spec.name, tag),
+                    f"evidence for '{tag}', which is not in {documented}",
+                    f"add {tag} to {documented} or drop its evidence line",
+                    "evidence",
+                )
             elif not isinstance(line, str) or not line.strip() or "\n" in line.strip():
-                self.add((spec.name, tag), f"the evidence for '{tag}' must be one line of text", "", "evidence")
+                self.add(
+                    (spec.name, tag),
+                    f"the evidence for '{tag}' must be one line of text",
+                    "",
+                    "evidence",
+                )
 
     def check_evidence_complete(self, specs) -> None:
         for spec in specs:
@@ -355,9 +527,12 @@ class _RecordChecker:
             given = self.data.get(spec.name) if isinstance(self.data.get(spec.name), dict) else {}
             for index, tag in enumerate(tags if isinstance(tags, list) else []):
                 if isinstance(tag, str) and tag != PLACEHOLDER and tag not in given:
-                    self.add((EVIDENCE_OF[spec.name], index), f"'{tag}' has no evidence line in {spec.name}",
-                             f"add `{tag}: <which part of the method learns or fixes it>` under {spec.name}",
-                             "evidence-missing")
+                    self.add(
+                        (EVIDENCE_OF[spec.name], index),
+                        f"'{tag}' has no evidence line in {spec.name}",
+                        f"add `{tag}: <which part of the method learns or fixes it>` under {spec.name}",
+                        "evidence-missing",
+                    )
 
     def _check_corrections(self, spec, value):
         """Each correction names a tag field, its published value and the reason it changed."""
@@ -366,20 +541,48 @@ class _RecordChecker:
         tag_specs = {s.name: s for s in self.specs if s.axis}
         for index, item in enumerate(value):
             keys = (spec.name, index)
-            if not isinstance(item, dict) or set(item) - {"field", "published", "reason", "round"} or not {"field", "reason"} <= set(item):
-                self.add(keys, "a correction needs field, published and reason (and may name its round)", "", "correction")
+            if (
+                not isinstance(item, dict)
+                or set(item) - {"field", "published", "reason", "round"}
+                or not {"field", "reason"} <= set(item)
+            ):
+                self.add(
+                    keys,
+                    "a correction needs field, published and reason (and may name its round)",
+                    "",
+                    "correction",
+                )
                 continue
             target = tag_specs.get(item["field"])
             if target is None:
-                self.add(keys, f"'{item['field']}' is not a tag field", f"use one of {', '.join(tag_specs)}", "correction")
+                self.add(
+                    keys,
+                    f"'{item['field']}' is not a tag field",
+                    f"use one of {', '.join(tag_specs)}",
+                    "correction",
+                )
                 continue
             published = item.get("published")
-            values = published if isinstance(published, list) else ([] if published is None else [published])
+            values = (
+                published
+                if isinstance(published, list)
+                else ([] if published is None else [published])
+            )
             for value_id in values:
                 if str(value_id) not in self.taxonomy[target.axis].by_id:
-                    self.add(keys, f"published value '{value_id}' is not in {target.axis}", "", "correction")
+                    self.add(
+                        keys,
+                        f"published value '{value_id}' is not in {target.axis}",
+                        "",
+                        "correction",
+                    )
             if published == self.data.get(item["field"]):
-                self.add(keys, f"{item['field']} still holds its published value", "drop the correction or change the tag", "correction")
+                self.add(
+                    keys,
+                    f"{item['field']} still holds its published value",
+                    "drop the correction or change the tag",
+                    "correction",
+                )
             if not isinstance(item["reason"], str) or not item["reason"].strip():
                 self.add(keys, "a correction needs a one-line reason", "", "correction")
 
@@ -389,20 +592,51 @@ class _RecordChecker:
             if any(self.data.get(c.field) == PLACEHOLDER for c in (*rule.when, *rule.then)):
                 continue
             for condition in rule.violated_by(self.data):
-                self.add((condition.field,), f"{rule.message} (rule {rule.id}: needs {condition.describe()})", rule.hint, "rule")
+                self.add(
+                    (condition.field,),
+                    f"{rule.message} (rule {rule.id}: needs {condition.describe()})",
+                    rule.hint,
+                    "rule",
+                )
 
 
-def _check_file(record: RawRecord, rel: str, taxonomy: Taxonomy, specs, problems: list[Problem],
-                allow_placeholders: bool = False) -> bool:
+def _check_file(
+    record: RawRecord,
+    rel: str,
+    taxonomy: Taxonomy,
+    specs,
+    problems: list[Problem],
+    allow_placeholders: bool = False,
+) -> bool:
     """Check one file; True when it is clean enough to build a record from."""
     if record.error is not None:
-        problems.append(Problem(rel, record.error.line or 1, record.error.message, record.error.hint or "", "error", "yaml"))
+        problems.append(
+            Problem(
+                rel,
+                record.error.line or 1,
+                record.error.message,
+                record.error.hint or "",
+                "error",
+                "yaml",
+            )
+        )
         return False
     if record.data is None:
-        problems.append(Problem(rel, 1, "the file is empty", "copy a neighbouring file as a template", "error", "empty"))
+        problems.append(
+            Problem(
+                rel,
+                1,
+                "the file is empty",
+                "copy a neighbouring file as a template",
+                "error",
+                "empty",
+            )
+        )
         return False
     if not isinstance(record.data, dict):
-        problems.append(Problem(rel, 1, "the file must hold one mapping of field: value", "", "error", "type"))
+        problems.append(
+            Problem(rel, 1, "the file must hold one mapping of field: value", "", "error", "type")
+        )
         return False
     first_new = len(problems)
     checker = _RecordChecker(record, rel, taxonomy, problems, allow_placeholders)
@@ -410,15 +644,23 @@ def _check_file(record: RawRecord, rel: str, taxonomy: Taxonomy, specs, problems
     checker.check_fields(specs)
     checker.check_evidence_complete(specs)
     for keys, message in forbidden_characters(record.data):
-        checker.add(keys, message, "delete the character; it can disguise text in a terminal or on the site", "control-character")
+        checker.add(
+            keys,
+            message,
+            "delete the character; it can disguise text in a terminal or on the site",
+            "control-character",
+        )
     if specs and specs[0].kind == "key":  # tag-combination rules are about entries
         checker.check_rules()
     # Only this file's problems are scanned, so checking many files stays linear.
     return not any(p.severity == "error" for p in problems[first_new:])
 
 
-def _duplicate_problems(items: list[tuple[str, RawRecord, str]], problems: list[Problem],
-                        different_papers: set[frozenset[str]] = frozenset()) -> None:
+def _duplicate_problems(
+    items: list[tuple[str, RawRecord, str]],
+    problems: list[Problem],
+    different_papers: set[frozenset[str]] = frozenset(),
+) -> None:
     """Same key, same identifier or near-identical title across all records.
 
     items: (relative path, record, its key or record id).
@@ -429,7 +671,9 @@ def _duplicate_problems(items: list[tuple[str, RawRecord, str]], problems: list[
     for rel, record, key in items:
         data = record.data
         by_key[key].append((rel, record))
-        record_identifier = data.get("identifier") if isinstance(data.get("identifier"), str) else None
+        record_identifier = (
+            data.get("identifier") if isinstance(data.get("identifier"), str) else None
+        )
         idents = data.get("identifiers") if isinstance(data.get("identifiers"), dict) else None
         urls = data.get("urls") if isinstance(data.get("urls"), list) else [data.get("url")]
         for identity in ids.normalized_keys(idents, record_identifier, urls):
@@ -444,8 +688,16 @@ def _duplicate_problems(items: list[tuple[str, RawRecord, str]], problems: list[
         for rel, record in holders:
             if (rel, record) is not owner and rel != owner[0]:
                 field_name = "key" if "key" in record.data else "record_id"
-                problems.append(Problem(rel, record.line_of(field_name), f"key '{key}' is already used by {owner[0]}",
-                                        "give each record its own key", "error", "duplicate-key"))
+                problems.append(
+                    Problem(
+                        rel,
+                        record.line_of(field_name),
+                        f"key '{key}' is already used by {owner[0]}",
+                        "give each record its own key",
+                        "error",
+                        "duplicate-key",
+                    )
+                )
     reported: set[tuple[str, str]] = set()
     for identity, holders in sorted(by_identity.items()):
         distinct = list(dict.fromkeys(rel for rel, _ in holders))
@@ -456,9 +708,16 @@ def _duplicate_problems(items: list[tuple[str, RawRecord, str]], problems: list[
             reported.add(pair)
             record = next(r for h, r in holders if h == rel)
             problems.append(
-                Problem(rel, record.line_of("identifiers") if "identifiers" in record.data else record.line_of("identifier"),
-                        f"the same paper ({identity}) is already recorded in {distinct[0]}",
-                        "keep one record: a paper is either retained or excluded, once", "error", "duplicate-paper")
+                Problem(
+                    rel,
+                    record.line_of("identifiers")
+                    if "identifiers" in record.data
+                    else record.line_of("identifier"),
+                    f"the same paper ({identity}) is already recorded in {distinct[0]}",
+                    "keep one record: a paper is either retained or excluded, once",
+                    "error",
+                    "duplicate-paper",
+                )
             )
     for first, second in similar_title_pairs(titles):
         if frozenset((first[2].path.stem, second[2].path.stem)) in different_papers:
@@ -468,9 +727,15 @@ def _duplicate_problems(items: list[tuple[str, RawRecord, str]], problems: list[
             continue
         reported.add(pair)
         problems.append(
-            Problem(second[1], second[2].line_of("title"), f"title is near-identical to the one in {first[1]}",
-                    "if this is the same paper, keep one record; if not, record the pair under different_papers in "
-                    f"{OVERRIDES_FILE}: [{first[2].path.stem}, {second[2].path.stem}]", "error", "duplicate-title")
+            Problem(
+                second[1],
+                second[2].line_of("title"),
+                f"title is near-identical to the one in {first[1]}",
+                "if this is the same paper, keep one record; if not, record the pair under different_papers in "
+                f"{OVERRIDES_FILE}: [{first[2].path.stem}, {second[2].path.stem}]",
+                "error",
+                "duplicate-title",
+            )
         )
 
 
@@ -485,7 +750,13 @@ def validate_project(project: Project, allow_placeholders: bool = False) -> Repo
     files_read = 0
     for paths, specs, build, sink, key_field in (
         (project.entry_paths(), entry_specs(taxonomy), entry_from_data, entries, "key"),
-        (project.exclusion_paths(), exclusion_specs(taxonomy), exclusion_from_data, exclusions, "record_id"),
+        (
+            project.exclusion_paths(),
+            exclusion_specs(taxonomy),
+            exclusion_from_data,
+            exclusions,
+            "record_id",
+        ),
     ):
         for record in read_records(paths):
             files_read += 1
@@ -493,18 +764,36 @@ def validate_project(project: Project, allow_placeholders: bool = False) -> Repo
             if _check_file(record, rel, taxonomy, specs, problems, allow_placeholders):
                 try:
                     sink.append(build(record.data, record.path, taxonomy))
-                except ValidationError as exc:  # the checker above should have said it; never a traceback
+                except (
+                    ValidationError
+                ) as exc:  # the checker above should have said it; never a traceback
                     first = exc.errors()[0]
                     field_path = tuple(first.get("loc", ()))
-                    problems.append(Problem(rel, record.line_of(*field_path[:1]) if field_path else 1,
-                                            f"{'.'.join(map(str, field_path)) or 'record'}: {first.get('msg')}", "", "error", "model"))
+                    problems.append(
+                        Problem(
+                            rel,
+                            record.line_of(*field_path[:1]) if field_path else 1,
+                            f"{'.'.join(map(str, field_path)) or 'record'}: {first.get('msg')}",
+                            "",
+                            "error",
+                            "model",
+                        )
+                    )
             if isinstance(record.data, dict):
                 key = record.data.get(key_field)
-                identity_items.append((rel, record, str(key) if key is not None else record.path.stem))
+                identity_items.append(
+                    (rel, record, str(key) if key is not None else record.path.stem)
+                )
     different_papers, override_problems = load_overrides(project.root)
-    problems += [Problem(OVERRIDES_FILE, line, message, "", "error", "overrides") for line, message in override_problems]
+    problems += [
+        Problem(OVERRIDES_FILE, line, message, "", "error", "overrides")
+        for line, message in override_problems
+    ]
     _duplicate_problems(identity_items, problems, different_papers)
-    for found in (*stray_files(project), *unknown_rule_fields(taxonomy, {s.name for s in entry_specs(taxonomy)}, project)):
+    for found in (
+        *stray_files(project),
+        *unknown_rule_fields(taxonomy, {s.name for s in entry_specs(taxonomy)}, project),
+    ):
         problems.append(Problem(*found))
     from masrl.screening.rounds import round_problems  # rounds are screening data
 
@@ -517,19 +806,28 @@ def validate_project(project: Project, allow_placeholders: bool = False) -> Repo
     for tp in tag_problems(project, taxonomy):
         problems.append(Problem(tp.path, tp.line, tp.message, tp.hint, "error", "tag-readings"))
     if not files_read:
-        problems.append(Problem(project.relative(project.root) or ".", 1, "no corpus/ or exclusions/ YAML files were found here", "run masrl from a corpus checkout or pass --root", "error", "no-data"))
+        problems.append(
+            Problem(
+                project.relative(project.root) or ".",
+                1,
+                "no corpus/ or exclusions/ YAML files were found here",
+                "run masrl from a corpus checkout or pass --root",
+                "error",
+                "no-data",
+            )
+        )
     problems.sort(key=lambda p: (p.path, p.line, p.message))
     corpus = Corpus(project, taxonomy, entries, exclusions)
     return Report(problems, corpus)
-
-
 
 
 class CorpusInvalid(MasrlError):
     """The corpus has validation errors; carries the validation report."""
 
     def __init__(self, report):
-        super().__init__(f"the corpus has {len(report.errors)} validation error(s)", hint="run `masrl validate`")
+        super().__init__(
+            f"the corpus has {len(report.errors)} validation error(s)", hint="run `masrl validate`"
+        )
         self.report = report
 
 

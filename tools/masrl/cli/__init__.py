@@ -17,24 +17,72 @@ from masrl.model.project import Project, find_project
 
 # command name -> (module, attribute, one-line help shown by `masrl --help`)
 LAZY_COMMANDS: dict[str, tuple[str, str, str]] = {
-    "validate": ("masrl.cli.validate", "validate", "Check every entry and exclusion record; exit 1 on any error."),
+    "validate": (
+        "masrl.cli.validate",
+        "validate",
+        "Check every entry and exclusion record; exit 1 on any error.",
+    ),
     "import": ("masrl.cli.io", "import_group", "Scaffold corpus files from a CSV or BibTeX file."),
     "export": ("masrl.cli.io", "export_group", "Write the corpus as CSV, BibTeX or JSON."),
     "build": ("masrl.cli.build", "build_command", "Regenerate every generated file from the YAML."),
-    "check": ("masrl.cli.build", "check_command", "Fail with a diff when a committed generated file is stale."),
-    "trace": ("masrl.cli.traces", "trace", "Orchestration traces: validate, metrics, figures, import, export, collect, query."),
-    "add": ("masrl.cli.contribute", "add_command", "Scaffold an entry (or exclusion) from an arXiv id or URL."),
-    "verify-metadata": ("masrl.cli.contribute", "verify_metadata_command", "Compare titles, years and first authors with arXiv; report new versions, journal references and DOIs."),
-    "stats": ("masrl.cli.stats", "stats_command", "Print corpus statistics as Markdown, JSON or CSV."),
+    "check": (
+        "masrl.cli.build",
+        "check_command",
+        "Fail with a diff when a committed generated file is stale.",
+    ),
+    "trace": (
+        "masrl.cli.traces",
+        "trace",
+        "Orchestration traces: validate, metrics, figures, import, export, collect, query.",
+    ),
+    "add": (
+        "masrl.cli.contribute",
+        "add_command",
+        "Scaffold an entry (or exclusion) from an arXiv id or URL.",
+    ),
+    "verify-metadata": (
+        "masrl.cli.contribute",
+        "verify_metadata_command",
+        "Compare titles, years and first authors with arXiv; report new versions, journal references and DOIs.",
+    ),
+    "stats": (
+        "masrl.cli.stats",
+        "stats_command",
+        "Print corpus statistics as Markdown, JSON or CSV.",
+    ),
     "gaps": ("masrl.cli.gaps", "gaps_command", "Show empty and sparse cells and uncovered values."),
-    "claims": ("masrl.cli.claims", "claims_command", "Check the claim ledger on the survey snapshot (fail = exit 1) and live (changes reported)."),
+    "claims": (
+        "masrl.cli.claims",
+        "claims_command",
+        "Check the claim ledger on the survey snapshot (fail = exit 1) and live (changes reported).",
+    ),
     "plots": ("masrl.cli.plots", "plots_command", "Render the figures to figures/*.svg and *.png."),
     "site": ("masrl.cli.site", "site_group", "Build or preview the awesome-list site."),
-    "agreement": ("masrl.cli.agreement", "agreement_command", "Agreement between screeners: kappa, alpha, disagreements."),
-    "flow": ("masrl.cli.flow", "flow_command", "Show the screening flow (PRISMA style) per round and in all."),
-    "discover": ("masrl.cli.discover", "discover_command", "Search arXiv with the query families; queue new candidates."),
-    "snapshot": ("masrl.cli.snapshot", "snapshot_group", "Freeze the corpus under a name (snapshots/NAME.json)."),
-    "screen": ("masrl.cli.screen", "screen_group", "Screen the candidate queue ranked by relevance; ASReview LAB export/import."),
+    "agreement": (
+        "masrl.cli.agreement",
+        "agreement_command",
+        "Agreement between screeners: kappa, alpha, disagreements.",
+    ),
+    "flow": (
+        "masrl.cli.flow",
+        "flow_command",
+        "Show the screening flow (PRISMA style) per round and in all.",
+    ),
+    "discover": (
+        "masrl.cli.discover",
+        "discover_command",
+        "Search arXiv with the query families; queue new candidates.",
+    ),
+    "snapshot": (
+        "masrl.cli.snapshot",
+        "snapshot_group",
+        "Freeze the corpus under a name (snapshots/NAME.json).",
+    ),
+    "screen": (
+        "masrl.cli.screen",
+        "screen_group",
+        "Screen the candidate queue ranked by relevance; ASReview LAB export/import.",
+    ),
 }
 
 
@@ -103,7 +151,10 @@ def emit(text: str, output: Path | None) -> None:
 
 
 output_option = click.option(
-    "-o", "--output", type=click.Path(dir_okay=False, path_type=Path), default=None,
+    "-o",
+    "--output",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=None,
     help="File to write (default: standard output).",
 )
 

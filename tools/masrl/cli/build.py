@@ -40,6 +40,9 @@ def check_command(root: str | None) -> None:
     for item in stale:
         click.echo(item.diff)
     if stale:
-        click.echo(f"check: {len(stale)} generated file(s) are stale: run `masrl build` and commit the result", err=True)
+        click.echo(
+            f"check: {len(stale)} generated file(s) are stale: run `masrl build` and commit the result",
+            err=True,
+        )
         sys.exit(1)
     click.echo("check: every generated file is fresh")

@@ -13,13 +13,25 @@ from masrl.cli.snapshot import corpus_or_snapshot, snapshot_option
 
 @click.command("claims")
 @root_option
-@click.option("--ledger", type=click.Path(dir_okay=False, exists=True, path_type=Path), default=None,
-              help="Claim ledger to check (default: claims/ledger.yaml of the project).")
-@click.option("--format", "fmt", type=click.Choice(["text", "markdown", "json", "github"]), default="text",
-              show_default=True, help="text for people, markdown for reports, json for tools, github for Actions annotations.")
+@click.option(
+    "--ledger",
+    type=click.Path(dir_okay=False, exists=True, path_type=Path),
+    default=None,
+    help="Claim ledger to check (default: claims/ledger.yaml of the project).",
+)
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(["text", "markdown", "json", "github"]),
+    default="text",
+    show_default=True,
+    help="text for people, markdown for reports, json for tools, github for Actions annotations.",
+)
 @snapshot_option
 @click.option("--strict", is_flag=True, help="Exit 1 also when a claim changed in the live corpus.")
-def claims_command(root: str | None, ledger: Path | None, fmt: str, snapshot: str | None, strict: bool) -> None:
+def claims_command(
+    root: str | None, ledger: Path | None, fmt: str, snapshot: str | None, strict: bool
+) -> None:
     """Check every claim of the ledger on the frozen snapshot survey-2026-05 (a failure there is a
     bug: exit 1) and on the live corpus, where a claim that stops holding is reported as changed,
     with the records and rounds behind the change (exit 0 unless --strict). With --snapshot NAME,

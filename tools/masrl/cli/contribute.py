@@ -15,18 +15,53 @@ from masrl.text import terminal_safe
 
 # Options shared by every command that talks to arXiv; each can also be set in the environment.
 _ARXIV_OPTIONS = (
-    click.option("--api-url", envvar=API_URL_ENV, default=DEFAULT_API_URL, show_default=True,
-                 help=f"arXiv API endpoint (env {API_URL_ENV})."),
-    click.option("--timeout", envvar="MASRL_ARXIV_TIMEOUT", type=click.FloatRange(min=0.01), default=30.0,
-                 show_default=True, help="Seconds to wait for each answer."),
-    click.option("--retries", envvar="MASRL_ARXIV_RETRIES", type=click.IntRange(min=0), default=3,
-                 show_default=True, help="Further attempts after a network error, timeout or busy server."),
-    click.option("--backoff", envvar="MASRL_ARXIV_BACKOFF", type=click.FloatRange(min=0), default=3.0,
-                 show_default=True, help="Seconds before the first retry; doubles on each further retry."),
-    click.option("--max-wait", envvar="MASRL_ARXIV_MAX_WAIT", type=click.FloatRange(min=0), default=60.0,
-                 show_default=True, help="Longest Retry-After (seconds) masrl waits for before giving up."),
-    click.option("--delay", envvar="MASRL_ARXIV_DELAY", type=click.FloatRange(min=0), default=3.0,
-                 show_default=True, help="Seconds between requests (arXiv asks for 3)."),
+    click.option(
+        "--api-url",
+        envvar=API_URL_ENV,
+        default=DEFAULT_API_URL,
+        show_default=True,
+        help=f"arXiv API endpoint (env {API_URL_ENV}).",
+    ),
+    click.option(
+        "--timeout",
+        envvar="MASRL_ARXIV_TIMEOUT",
+        type=click.FloatRange(min=0.01),
+        default=30.0,
+        show_default=True,
+        help="Seconds to wait for each answer.",
+    ),
+    click.option(
+        "--retries",
+        envvar="MASRL_ARXIV_RETRIES",
+        type=click.IntRange(min=0),
+        default=3,
+        show_default=True,
+        help="Further attempts after a network error, timeout or busy server.",
+    ),
+    click.option(
+        "--backoff",
+        envvar="MASRL_ARXIV_BACKOFF",
+        type=click.FloatRange(min=0),
+        default=3.0,
+        show_default=True,
+        help="Seconds before the first retry; doubles on each further retry.",
+    ),
+    click.option(
+        "--max-wait",
+        envvar="MASRL_ARXIV_MAX_WAIT",
+        type=click.FloatRange(min=0),
+        default=60.0,
+        show_default=True,
+        help="Longest Retry-After (seconds) masrl waits for before giving up.",
+    ),
+    click.option(
+        "--delay",
+        envvar="MASRL_ARXIV_DELAY",
+        type=click.FloatRange(min=0),
+        default=3.0,
+        show_default=True,
+        help="Seconds between requests (arXiv asks for 3).",
+    ),
 )
 
 
@@ -38,8 +73,14 @@ def arxiv_options(command):
 
 def _settings(api_url, timeout, retries, backoff, max_wait, delay) -> ArxivSettings:
     try:
-        return ArxivSettings(api_url=api_url, timeout=timeout, retries=retries, backoff=backoff,
-                             max_wait=max_wait, delay=delay)
+        return ArxivSettings(
+            api_url=api_url,
+            timeout=timeout,
+            retries=retries,
+            backoff=backoff,
+            max_wait=max_wait,
+            delay=delay,
+        )
     except ArxivLookupError as exc:
         raise click.BadParameter(exc.message, param_hint="--api-url") from exc
 
@@ -56,10 +97,14 @@ def _fail(command: str, message: str) -> None:
 @click.command("add")
 @click.argument("reference")
 @root_option
-@click.option("--exclude", is_flag=True, help="Write an exclusion record instead of a corpus entry.")
+@click.option(
+    "--exclude", is_flag=True, help="Write an exclusion record instead of a corpus entry."
+)
 @click.option("--stage", help="With --exclude: the screening stage, e.g. abstract_screen.")
 @click.option("--reason", help="With --exclude: the exclusion reason code, e.g. no_rl_component.")
-@click.option("--query-family", default=None, help="With --exclude: the query family (default: a TODO).")
+@click.option(
+    "--query-family", default=None, help="With --exclude: the query family (default: a TODO)."
+)
 @arxiv_options
 def add_command(reference, root, exclude, stage, reason, query_family, **arxiv):
     """Scaffold corpus/<key>.yaml from arXiv (an id such as 2508.04652, or an arXiv URL).
@@ -81,21 +126,31 @@ def add_command(reference, root, exclude, stage, reason, query_family, **arxiv):
         _fail("add", exc.message)
     except ArxivLookupError as exc:
         _fail("add", exc.message + "; nothing was written")
-    click.echo(terminal_safe(_describe_added(project, result)))  # arXiv's text is not ours to print raw
+    click.echo(
+        terminal_safe(_describe_added(project, result))
+    )  # arXiv's text is not ours to print raw
 
 
 def _describe_added(project, result) -> str:
     meta = result.metadata
     rel = project.relative(result.path)
-    authors = (meta.authors[0].split(",")[0] + (" et al." if len(meta.authors) > 1 else "")) if meta.authors else "no authors listed"
+    authors = (
+        (meta.authors[0].split(",")[0] + (" et al." if len(meta.authors) > 1 else ""))
+        if meta.authors
+        else "no authors listed"
+    )
     lines = [
         f"created {rel}",
         f"  {meta.title} ({authors}, {meta.year}; arXiv {meta.arxiv_id}{meta.version})",
     ]
     if meta.journal_ref:
-        lines.append(f"  arXiv reports a journal reference: {meta.journal_ref} (set venue if you cite that version)")
+        lines.append(
+            f"  arXiv reports a journal reference: {meta.journal_ref} (set venue if you cite that version)"
+        )
     lines += ["", "abstract (for tagging only; it is not stored in the corpus):"]
-    lines += textwrap.wrap(meta.abstract or "(none)", width=96, initial_indent="  ", subsequent_indent="  ")
+    lines += textwrap.wrap(
+        meta.abstract or "(none)", width=96, initial_indent="  ", subsequent_indent="  "
+    )
     lines += ["", f"left to fill in {rel}:"]
     lines += [f"  {name:<20} {_hint_for(project, name)}" for name in result.todo]
     lines += ["", "then run: masrl validate"]
@@ -122,15 +177,28 @@ def _hint_for(project, name: str) -> str:
 
 @click.command("verify-metadata")
 @root_option
-@click.option("--max-age", type=click.FloatRange(min=0), default=30.0, show_default=True,
-              help="Days a cached arXiv answer stays fresh.")
+@click.option(
+    "--max-age",
+    type=click.FloatRange(min=0),
+    default=30.0,
+    show_default=True,
+    help="Days a cached arXiv answer stays fresh.",
+)
 @click.option("--refresh", is_flag=True, help="Ignore the cache and ask arXiv again.")
-@click.option("--cache-dir", type=click.Path(file_okay=False, path_type=Path), default=None,
-              help="Cache folder (default: .cache/masrl/arxiv under the corpus root).")
+@click.option(
+    "--cache-dir",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=None,
+    help="Cache folder (default: .cache/masrl/arxiv under the corpus root).",
+)
 @click.option("--report-only", is_flag=True, help="Report mismatches but exit 0.")
-@click.option("--apply", "apply", is_flag=True,
-              help="Write new arXiv versions, and journal references and DOIs where the entry has none, into the "
-                   "entry files (a differing value is only reported).")
+@click.option(
+    "--apply",
+    "apply",
+    is_flag=True,
+    help="Write new arXiv versions, and journal references and DOIs where the entry has none, into the "
+    "entry files (a differing value is only reported).",
+)
 @arxiv_options
 def verify_metadata_command(root, max_age, refresh, cache_dir, report_only, apply, **arxiv):
     """Compare each entry's title, year and first author with arXiv; exit 1 on mismatches.
@@ -150,12 +218,16 @@ def verify_metadata_command(root, max_age, refresh, cache_dir, report_only, appl
     bars = []
 
     def progress_start(total: int):
-        bar = tqdm(total=total, desc="arXiv", unit="paper", file=sys.stderr, disable=None, leave=False)
+        bar = tqdm(
+            total=total, desc="arXiv", unit="paper", file=sys.stderr, disable=None, leave=False
+        )
         bars.append(bar)
         return bar.update
 
     try:
-        report = verify_metadata(project, _settings(**arxiv), cache, refresh=refresh, progress_start=progress_start)
+        report = verify_metadata(
+            project, _settings(**arxiv), cache, refresh=refresh, progress_start=progress_start
+        )
     except ArxivLookupError as exc:
         _fail("verify-metadata", exc.message)
     finally:

@@ -13,10 +13,19 @@ from masrl.cli import emit, load_or_exit, output_option, root_option
 
 @click.command("flow")
 @root_option
-@click.option("--format", "fmt", type=click.Choice(["markdown", "json"]), default="markdown", show_default=True)
-@click.option("--estimate", is_flag=True,
-              help="Also estimate each round's completeness by capture-recapture (Chapman) over the records "
-                   "included via database search and via citation searching.")
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(["markdown", "json"]),
+    default="markdown",
+    show_default=True,
+)
+@click.option(
+    "--estimate",
+    is_flag=True,
+    help="Also estimate each round's completeness by capture-recapture (Chapman) over the records "
+    "included via database search and via citation searching.",
+)
 @output_option
 def flow_command(root: str | None, fmt: str, estimate: bool, output: Path | None) -> None:
     """Records identified (by database search per source, and by citation searching per direction),
@@ -26,11 +35,16 @@ def flow_command(root: str | None, fmt: str, estimate: bool, output: Path | None
     from masrl.render.flow import estimate_markdown, flow_markdown, last_screened_line
 
     flow = compute_flow(load_or_exit(root))
-    estimates = [chapman_estimate(f) for f in flow.rounds if f.identified_citation and f.identified_database]
+    estimates = [
+        chapman_estimate(f) for f in flow.rounds if f.identified_citation and f.identified_database
+    ]
     if fmt == "json":
+
         def plain(f):
             data = asdict(f)
-            data["excluded"] = [{"stage": s, "reason": r, "records": n} for (s, r), n in f.excluded.items()]
+            data["excluded"] = [
+                {"stage": s, "reason": r, "records": n} for (s, r), n in f.excluded.items()
+            ]
             return data
 
         data = {"rounds": [plain(f) for f in flow.rounds], "cumulative": plain(flow.cumulative)}

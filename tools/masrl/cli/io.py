@@ -38,7 +38,9 @@ def import_csv(csv_file: Path, root: str | None, force: bool, dry_run: bool) -> 
     _carry_out(plan, project, dry_run, plan.kind, "--force overwrites")
 
 
-def _carry_out(plan, project, dry_run: bool, label: str, force_hint: str, extra_summary: str = "") -> None:
+def _carry_out(
+    plan, project, dry_run: bool, label: str, force_hint: str, extra_summary: str = ""
+) -> None:
     """Report each planned file, write them unless it is a dry run, and summarise."""
     from masrl.imports.csv import apply_plan
 
@@ -47,9 +49,14 @@ def _carry_out(plan, project, dry_run: bool, label: str, force_hint: str, extra_
             continue
         rel = project.relative(planned.path)
         if planned.status == "exists":
-            click.echo(f"kept    {rel} (differs in {', '.join(planned.changed_fields)}; {force_hint})")
+            click.echo(
+                f"kept    {rel} (differs in {', '.join(planned.changed_fields)}; {force_hint})"
+            )
         else:
-            verb = {"create": "would create" if dry_run else "created", "update": "would update" if dry_run else "updated"}
+            verb = {
+                "create": "would create" if dry_run else "created",
+                "update": "would update" if dry_run else "updated",
+            }
             extra = f" ({', '.join(planned.changed_fields)})" if planned.changed_fields else ""
             click.echo(f"{verb[planned.status]:<12} {rel}{extra}")
     if not dry_run:
@@ -70,10 +77,14 @@ def export_group() -> None:
 
 @export_group.command("csv")
 @root_option
-@click.option("--kind", type=click.Choice(["papers", "exclusions"]), default="papers", show_default=True)
+@click.option(
+    "--kind", type=click.Choice(["papers", "exclusions"]), default="papers", show_default=True
+)
 @output_option
 @snapshot_option
-def export_csv_command(root: str | None, kind: str, output: Path | None, snapshot: str | None) -> None:
+def export_csv_command(
+    root: str | None, kind: str, output: Path | None, snapshot: str | None
+) -> None:
     """Export entries (papers) or the screening log (exclusions) in the artifact's CSV layout."""
     from masrl.exports.csv import export_csv
 
@@ -83,7 +94,11 @@ def export_csv_command(root: str | None, kind: str, output: Path | None, snapsho
 @import_group.command("bib")
 @click.argument("bib_file", type=click.Path(exists=True, dir_okay=False, path_type=Path))
 @root_option
-@click.option("--force", is_flag=True, help="Update the bibliographic fields of existing files that differ (tags are kept).")
+@click.option(
+    "--force",
+    is_flag=True,
+    help="Update the bibliographic fields of existing files that differ (tags are kept).",
+)
 @click.option("--dry-run", is_flag=True, help="Show what would be written, write nothing.")
 def import_bib(bib_file: Path, root: str | None, force: bool, dry_run: bool) -> None:
     """Scaffold corpus entries from a BibTeX file (tags left as TODO; known papers skipped)."""
@@ -97,8 +112,14 @@ def import_bib(bib_file: Path, root: str | None, force: bool, dry_run: bool) -> 
         _fail("\n".join(exc.problems) + "\nnothing was written")
     for bib_key, why in plan.skipped:
         click.echo(f"skipped {bib_key}: {why}")
-    _carry_out(plan, project, dry_run, "bib", "--force updates",
-               f", {len(plan.skipped)} skipped as already recorded")
+    _carry_out(
+        plan,
+        project,
+        dry_run,
+        "bib",
+        "--force updates",
+        f", {len(plan.skipped)} skipped as already recorded",
+    )
 
 
 @export_group.command("bib")

@@ -13,13 +13,29 @@ from masrl.render.figures import FIGURES, FORMATS
 
 @click.command("plots")
 @root_option
-@click.option("--only", "names", multiple=True, type=click.Choice([name for name, _, _ in FIGURES]),
-              help="Render only this figure (repeatable; default: all).")
-@click.option("--format", "formats", multiple=True, type=click.Choice(FORMATS),
-              help="File format (repeatable; default: svg and png).")
-@click.option("--output-dir", type=click.Path(file_okay=False, path_type=Path), default=None,
-              help="Folder for the files (default: figures/ of the project).")
-def plots_command(root: str | None, names: tuple[str, ...], formats: tuple[str, ...], output_dir: Path | None) -> None:
+@click.option(
+    "--only",
+    "names",
+    multiple=True,
+    type=click.Choice([name for name, _, _ in FIGURES]),
+    help="Render only this figure (repeatable; default: all).",
+)
+@click.option(
+    "--format",
+    "formats",
+    multiple=True,
+    type=click.Choice(FORMATS),
+    help="File format (repeatable; default: svg and png).",
+)
+@click.option(
+    "--output-dir",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=None,
+    help="Folder for the files (default: figures/ of the project).",
+)
+def plots_command(
+    root: str | None, names: tuple[str, ...], formats: tuple[str, ...], output_dir: Path | None
+) -> None:
     """Render the figures as deterministic SVG and PNG files; rewrite only those that changed."""
     from masrl.render.figures import render_figures
 

@@ -25,7 +25,9 @@ def cli_reference_markdown() -> str:
         "Every command below is also documented by `masrl COMMAND --help`.",
         "",
     ]
-    root = main.make_context("masrl", [], resilient_parsing=True, terminal_width=WIDTH, max_content_width=WIDTH)
+    root = main.make_context(
+        "masrl", [], resilient_parsing=True, terminal_width=WIDTH, max_content_width=WIDTH
+    )
     _describe(main, root, "masrl", parts)
     return "\n".join(parts).rstrip("\n") + "\n"
 

@@ -10,10 +10,21 @@ import click
 
 from masrl.cli import emit, output_option, project_from, root_option
 
-screener_option = click.option("--screener", envvar="MASRL_SCREENER", default=None,
-                               help="Who decides (free text; env MASRL_SCREENER).")
-round_option = click.option("--round", "round_id", default=None, help="Screening round (default: the record's round).")
-date_option = click.option("--date", type=click.DateTime(["%Y-%m-%d"]), default=None, help="Decision date (default: today).")
+screener_option = click.option(
+    "--screener",
+    envvar="MASRL_SCREENER",
+    default=None,
+    help="Who decides (free text; env MASRL_SCREENER).",
+)
+round_option = click.option(
+    "--round", "round_id", default=None, help="Screening round (default: the record's round)."
+)
+date_option = click.option(
+    "--date",
+    type=click.DateTime(["%Y-%m-%d"]),
+    default=None,
+    help="Decision date (default: today).",
+)
 
 
 @click.group("screen")
@@ -23,18 +34,39 @@ def screen_group() -> None:
 
 @screen_group.command("list")
 @root_option
-@click.option("--top", type=click.IntRange(min=1), default=None, help="Show only the first N records.")
-@click.option("--terms", type=click.IntRange(min=0, max=20), default=3, show_default=True, help="Features shown per record.")
-@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True)
+@click.option(
+    "--top", type=click.IntRange(min=1), default=None, help="Show only the first N records."
+)
+@click.option(
+    "--terms",
+    type=click.IntRange(min=0, max=20),
+    default=3,
+    show_default=True,
+    help="Features shown per record.",
+)
+@click.option(
+    "--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True
+)
 def list_command(root, top, terms, fmt) -> None:
     """The queue, most likely include first, with the features behind each score."""
     from masrl.screening.rank import rank_project
 
     ranked = rank_project(project_from(root), top_terms=terms)[:top]
     if fmt == "json":
-        click.echo(json.dumps([{"id": r.document.id, "title": r.document.title, "score": round(r.score, 4),
-                                "features": [{"feature": n, "weight": round(w, 4)} for n, w in r.reasons]} for r in ranked],
-                              indent=2))
+        click.echo(
+            json.dumps(
+                [
+                    {
+                        "id": r.document.id,
+                        "title": r.document.title,
+                        "score": round(r.score, 4),
+                        "features": [{"feature": n, "weight": round(w, 4)} for n, w in r.reasons],
+                    }
+                    for r in ranked
+                ],
+                indent=2,
+            )
+        )
         return
     if not ranked:
         click.echo("the screening queue is empty")
@@ -42,7 +74,9 @@ def list_command(root, top, terms, fmt) -> None:
     for position, item in enumerate(ranked, start=1):
         click.echo(f"{position:3}. {item.score:.3f}  {item.document.id}  {item.document.title}")
         if item.reasons:
-            click.echo("       " + ", ".join(f"{name} (+{weight:.2f})" for name, weight in item.reasons))
+            click.echo(
+                "       " + ", ".join(f"{name} (+{weight:.2f})" for name, weight in item.reasons)
+            )
 
 
 @screen_group.command("show")
@@ -58,22 +92,43 @@ def show_command(record_id, root, terms) -> None:
     for position, item in enumerate(ranked, start=1):
         if item.document.id == record_id:
             d = item.document
-            click.echo(f"{d.id}: {d.title}\nrank {position} of {len(ranked)}, score {item.score:.3f}")
-            click.echo(f"authors: {'; '.join(d.authors) or '-'}\ncategories: {', '.join(d.categories) or '-'}")
-            click.echo(f"families: {', '.join(d.families) or '-'}\n\n{d.text[len(d.title):].lstrip('. ')}\n")
+            click.echo(
+                f"{d.id}: {d.title}\nrank {position} of {len(ranked)}, score {item.score:.3f}"
+            )
+            click.echo(
+                f"authors: {'; '.join(d.authors) or '-'}\ncategories: {', '.join(d.categories) or '-'}"
+            )
+            click.echo(
+                f"families: {', '.join(d.families) or '-'}\n\n{d.text[len(d.title) :].lstrip('. ')}\n"
+            )
             for name, weight in item.reasons:
                 click.echo(f"  +{weight:.3f}  {name}")
             return
-    raise InputError(f"'{record_id}' is not in the screening queue", path="screening/queue",
-                     hint="run `masrl screen list` to see the queue ids")
+    raise InputError(
+        f"'{record_id}' is not in the screening queue",
+        path="screening/queue",
+        hint="run `masrl screen list` to see the queue ids",
+    )
 
 
-def _decide(root, record_id, decision, screener, round_id, date, reason=None, rationale=None) -> None:
+def _decide(
+    root, record_id, decision, screener, round_id, date, reason=None, rationale=None
+) -> None:
     from masrl.screening.decide import decide
 
-    result = decide(project_from(root), record_id, decision, screener or "", round_id=round_id, reason_code=reason,
-                    rationale=rationale, today=date.date() if date else None)
-    click.echo(f"{result.decision.decision}: {record_id} (round {result.decision.round}, {result.decision.screener})")
+    result = decide(
+        project_from(root),
+        record_id,
+        decision,
+        screener or "",
+        round_id=round_id,
+        reason_code=reason,
+        rationale=rationale,
+        today=date.date() if date else None,
+    )
+    click.echo(
+        f"{result.decision.decision}: {record_id} (round {result.decision.round}, {result.decision.screener})"
+    )
     if result.written:
         click.echo(f"wrote {result.written}")
     if result.todo:
@@ -116,9 +171,17 @@ def defer_command(record_id, root, screener, round_id, date) -> None:
 
 
 @screen_group.command("export")
-@click.option("--format", "fmt", type=click.Choice(["asreview", "ris"]), default="asreview", show_default=True,
-              help="asreview: ASReview LAB's CSV layout; ris: RIS (ASReview LAB and reference managers read it).")
-@click.option("--labelled", is_flag=True, help="Add masrl's decided records as prior labels (included 1/0).")
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(["asreview", "ris"]),
+    default="asreview",
+    show_default=True,
+    help="asreview: ASReview LAB's CSV layout; ris: RIS (ASReview LAB and reference managers read it).",
+)
+@click.option(
+    "--labelled", is_flag=True, help="Add masrl's decided records as prior labels (included 1/0)."
+)
 @root_option
 @output_option
 def export_command(fmt, labelled, root, output) -> None:
@@ -140,14 +203,17 @@ def import_command(project_file, root, screener, round_id) -> None:
     report = import_project(project_from(root), project_file, screener, round_id)
     for line in report.applied:
         click.echo(f"decided {line}")
-    click.echo(f"{len(report.applied)} decision(s) imported, {len(report.agreed)} already recorded the same way")
-    for title, lines in (("contradicts masrl (adjudicate; nothing was overwritten)", report.contradictions),
-                         ("not matched (nothing was written for them)", report.unmatched),
-                         ("refused", report.problems)):
+    click.echo(
+        f"{len(report.applied)} decision(s) imported, {len(report.agreed)} already recorded the same way"
+    )
+    for title, lines in (
+        ("contradicts masrl (adjudicate; nothing was overwritten)", report.contradictions),
+        ("not matched (nothing was written for them)", report.unmatched),
+        ("refused", report.problems),
+    ):
         if lines:
             click.echo(f"{len(lines)} {title}:", err=True)
             for line in lines:
                 click.echo(f"  {line}", err=True)
     if not report.clean:
         sys.exit(1)
-

@@ -24,12 +24,23 @@ def site_group() -> None:
 
 @site_group.command("build")
 @root_option
-@click.option("-o", "--output", type=click.Path(file_okay=False, path_type=Path), default=None,
-              help="Folder for the built site (default: build/site).")
-@click.option("--docs-dir", type=click.Path(file_okay=False, path_type=Path), default=None,
-              help="Folder for the generated docs (default: build/site-src).")
+@click.option(
+    "-o",
+    "--output",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=None,
+    help="Folder for the built site (default: build/site).",
+)
+@click.option(
+    "--docs-dir",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=None,
+    help="Folder for the generated docs (default: build/site-src).",
+)
 @site_url_option
-def build_command(root: str | None, output: Path | None, docs_dir: Path | None, site_url: str | None) -> None:
+def build_command(
+    root: str | None, output: Path | None, docs_dir: Path | None, site_url: str | None
+) -> None:
     """Generate the pages from the YAML and build the site in strict mode."""
     from masrl.check.validate import CorpusInvalid
     from masrl.render.site import SiteError, build_site
@@ -50,8 +61,12 @@ def build_command(root: str | None, output: Path | None, docs_dir: Path | None, 
 @root_option
 @click.option("--host", default="127.0.0.1", show_default=True)
 @click.option("--port", default=8000, show_default=True, type=int)
-@click.option("--docs-dir", type=click.Path(file_okay=False, path_type=Path), default=None,
-              help="Folder for the generated docs (default: build/site-src).")
+@click.option(
+    "--docs-dir",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=None,
+    help="Folder for the generated docs (default: build/site-src).",
+)
 def serve_command(root: str | None, host: str, port: int, docs_dir: Path | None) -> None:
     """Preview the site with live reload; edits to the YAML or site/ regenerate the pages."""
     from masrl.check.validate import CorpusInvalid

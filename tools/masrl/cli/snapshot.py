@@ -7,7 +7,10 @@ import click
 from masrl.cli import load_or_exit, project_from, root_option
 
 snapshot_option = click.option(
-    "--snapshot", "snapshot", default=None, metavar="NAME",
+    "--snapshot",
+    "snapshot",
+    default=None,
+    metavar="NAME",
     help="Read the frozen snapshot snapshots/NAME.json instead of the live corpus (e.g. survey-2026-05).",
 )
 
@@ -22,9 +25,13 @@ def corpus_or_snapshot(root: str | None, snapshot: str | None, allow_placeholder
 
 
 def beside_option(function):
-    return click.option("--beside", metavar="SNAPSHOT", default=None,
-                        help="Show each count beside its count on this frozen snapshot (markdown only), "
-                             "e.g. survey-2026-05.")(function)
+    return click.option(
+        "--beside",
+        metavar="SNAPSHOT",
+        default=None,
+        help="Show each count beside its count on this frozen snapshot (markdown only), "
+        "e.g. survey-2026-05.",
+    )(function)
 
 
 def baseline_corpus(root: str | None, beside: str | None, fmt: str):
@@ -48,7 +55,9 @@ def snapshot_group() -> None:
 @snapshot_group.command("freeze")
 @click.argument("name")
 @root_option
-@click.option("--force", is_flag=True, help="Overwrite an existing snapshot (only to correct it on purpose).")
+@click.option(
+    "--force", is_flag=True, help="Overwrite an existing snapshot (only to correct it on purpose)."
+)
 def freeze_command(name: str, root: str | None, force: bool) -> None:
     """Write snapshots/NAME.json from the live corpus; never overwrites without --force."""
     from masrl.check.snapshot import freeze

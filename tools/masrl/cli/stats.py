@@ -12,12 +12,20 @@ from masrl.cli.snapshot import baseline_corpus, beside_option, corpus_or_snapsho
 
 @click.command("stats")
 @root_option
-@click.option("--format", "fmt", type=click.Choice(["markdown", "json", "csv"]), default="markdown",
-              show_default=True, help="markdown for people, json for tools, csv in long form (table,row,column,count).")
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(["markdown", "json", "csv"]),
+    default="markdown",
+    show_default=True,
+    help="markdown for people, json for tools, csv in long form (table,row,column,count).",
+)
 @output_option
 @snapshot_option
 @beside_option
-def stats_command(root: str | None, fmt: str, output: Path | None, snapshot: str | None, beside: str | None) -> None:
+def stats_command(
+    root: str | None, fmt: str, output: Path | None, snapshot: str | None, beside: str | None
+) -> None:
     """Print headline counts, counts per axis, cross-tabs and exclusion counts."""
     from masrl.derive.stats import compute_stats
     from masrl.render.stats import stats_csv, stats_json, stats_markdown

@@ -13,8 +13,14 @@ from masrl.text import terminal_safe
 
 @click.command()
 @root_option
-@click.option("--format", "fmt", type=click.Choice(["text", "github", "json"]), default="text", show_default=True,
-              help="text for people, github for Actions annotations, json for tools.")
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(["text", "github", "json"]),
+    default="text",
+    show_default=True,
+    help="text for people, github for Actions annotations, json for tools.",
+)
 def validate(root: str | None, fmt: str) -> None:
     """Check every entry and exclusion record; exit 1 on any error."""
     report = validate_project(project_from(root))

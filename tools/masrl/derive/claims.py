@@ -54,7 +54,13 @@ CLAIM_FIELDS = ("id", "statement", "query", "expect", "boundary")
 OPTIONAL_CLAIM_FIELDS = ("entries",)  # count queries: the entries the survey counts
 TOTALS = ("retained", "excluded", "audited")
 # Query operations and the optional keys each accepts next to it.
-OPERATIONS = {"count": ("of_which",), "none": (), "most_common": ("where",), "counts": ("where",), "totals": ()}
+OPERATIONS = {
+    "count": ("of_which",),
+    "none": (),
+    "most_common": ("where",),
+    "counts": ("where",),
+    "totals": (),
+}
 CLAIM_ID_PATTERN = re.compile(r"^[a-z0-9][a-z0-9-]*[a-z0-9]$")
 
 
@@ -121,19 +127,26 @@ class _LedgerParser:
         self.problems.append(f"{self.path}:{line}: {message}")
 
     def parse(self, raw: Any) -> list[Claim]:
-        if not isinstance(raw, yamlio.LineDict) or not isinstance(raw.get("claims"), yamlio.LineList):
+        if not isinstance(raw, yamlio.LineDict) or not isinstance(
+            raw.get("claims"), yamlio.LineList
+        ):
             self.problem(1, "expected a mapping with one key, claims, holding a list of claims")
             return []
         for key in raw:
             if key != "claims":
-                self.problem(raw.line_of(key), f"unknown top-level key '{key}'; the ledger holds only claims")
+                self.problem(
+                    raw.line_of(key), f"unknown top-level key '{key}'; the ledger holds only claims"
+                )
         claims, seen = [], {}
         for index, item in enumerate(raw["claims"]):
             claim = self.parse_claim(item, raw["claims"].line_of(index))
             if claim is None:
                 continue
             if claim.id in seen:
-                self.problem(claim.line, f"claim id '{claim.id}' is used twice (first on line {seen[claim.id]})")
+                self.problem(
+                    claim.line,
+                    f"claim id '{claim.id}' is used twice (first on line {seen[claim.id]})",
+                )
             seen.setdefault(claim.id, claim.line)
             claims.append(claim)
         return claims
@@ -146,8 +159,11 @@ class _LedgerParser:
         allowed = (*CLAIM_FIELDS, *OPTIONAL_CLAIM_FIELDS)
         for key in item:
             if key not in allowed:
-                self.problem(item.line_of(key), f"unknown claim field '{key}'.{did_you_mean(key, allowed)}"
-                             f" Allowed: {', '.join(allowed)}")
+                self.problem(
+                    item.line_of(key),
+                    f"unknown claim field '{key}'.{did_you_mean(key, allowed)}"
+                    f" Allowed: {', '.join(allowed)}",
+                )
                 ok = False
         missing = [name for name in CLAIM_FIELDS if name not in item]
         if missing:
@@ -155,7 +171,10 @@ class _LedgerParser:
             return None
         claim_id = item["id"]
         if not isinstance(claim_id, str) or not CLAIM_ID_PATTERN.match(claim_id):
-            self.problem(item.line_of("id"), f"claim id {claim_id!r} must be lower-case letters, digits and dashes")
+            self.problem(
+                item.line_of("id"),
+                f"claim id {claim_id!r} must be lower-case letters, digits and dashes",
+            )
             ok = False
         for name in ("statement", "boundary"):
             if not isinstance(item[name], str) or not item[name].strip():
@@ -168,8 +187,16 @@ class _LedgerParser:
         entries = self.parse_entries(item, query) if "entries" in item else None
         if not ok or ("entries" in item and entries is None):
             return None
-        return Claim(str(claim_id), " ".join(item["statement"].split()), query, _plain(item["expect"]),
-                     " ".join(item["boundary"].split()), item.line, self.path, entries)
+        return Claim(
+            str(claim_id),
+            " ".join(item["statement"].split()),
+            query,
+            _plain(item["expect"]),
+            " ".join(item["boundary"].split()),
+            item.line,
+            self.path,
+            entries,
+        )
 
     def parse_entries(self, item: yamlio.LineDict, query: Query) -> tuple[str, ...] | None:
         """The optional list of counted entries: keys, unique, as many as the expected count."""
@@ -198,7 +225,10 @@ class _LedgerParser:
             return None
         operations = [key for key in raw if key in OPERATIONS]
         if len(operations) != 1:
-            self.problem(line, f"query must hold exactly one of {', '.join(OPERATIONS)}; found {operations or 'none'}")
+            self.problem(
+                line,
+                f"query must hold exactly one of {', '.join(OPERATIONS)}; found {operations or 'none'}",
+            )
             return None
         operation = operations[0]
         allowed = (operation, *OPERATIONS[operation])
@@ -206,14 +236,21 @@ class _LedgerParser:
         for key in raw:
             if key not in allowed:
                 hint = did_you_mean(key, allowed)
-                self.problem(raw.line_of(key), f"'{key}' is not allowed in a {operation} query.{hint}"
-                             f" Allowed: {', '.join(allowed)}")
+                self.problem(
+                    raw.line_of(key),
+                    f"'{key}' is not allowed in a {operation} query.{hint}"
+                    f" Allowed: {', '.join(allowed)}",
+                )
                 ok = False
         text = _query_text(raw)
         value, op_line = raw[operation], raw.line_of(operation)
         if operation in ("count", "none"):
             where = self.parse_where(value, op_line)
-            of_which = self.parse_where(raw["of_which"], raw.line_of("of_which")) if "of_which" in raw else None
+            of_which = (
+                self.parse_where(raw["of_which"], raw.line_of("of_which"))
+                if "of_which" in raw
+                else None
+            )
             ok &= where is not None and ("of_which" not in raw or of_which is not None)
             return Query(operation, where or (), of_which, text=text) if ok else None
         if operation == "totals":
@@ -222,8 +259,11 @@ class _LedgerParser:
                 return None
             return Query(operation, totals=tuple(value), text=text) if ok else None
         if value not in self.fields:
-            self.problem(op_line, f"unknown field {value!r}.{did_you_mean(str(value), list(self.fields))}"
-                         f" Fields: {', '.join(self.fields)}")
+            self.problem(
+                op_line,
+                f"unknown field {value!r}.{did_you_mean(str(value), list(self.fields))}"
+                f" Fields: {', '.join(self.fields)}",
+            )
             return None
         where = self.parse_where(raw["where"], raw.line_of("where")) if "where" in raw else ()
         ok &= where is not None
@@ -231,14 +271,17 @@ class _LedgerParser:
 
     def parse_where(self, raw: Any, line: int) -> tuple[Condition, ...] | None:
         if not isinstance(raw, yamlio.LineDict) or not raw:
-            self.problem(line, "expected a mapping of field to a list of values, \"*\" or \"-\"")
+            self.problem(line, 'expected a mapping of field to a list of values, "*" or "-"')
             return None
         conditions, ok = [], True
         for name, allowed in raw.items():
             field_line = raw.line_of(name)
             if name not in self.fields:
-                self.problem(field_line, f"unknown field '{name}'.{did_you_mean(name, list(self.fields))}"
-                             f" Fields: {', '.join(self.fields)}")
+                self.problem(
+                    field_line,
+                    f"unknown field '{name}'.{did_you_mean(name, list(self.fields))}"
+                    f" Fields: {', '.join(self.fields)}",
+                )
                 ok = False
             elif allowed in ("*", "-"):
                 conditions.append(Condition(name, allowed))
@@ -247,7 +290,9 @@ class _LedgerParser:
                 ok &= self.check_values(name, values, allowed, field_line)
                 conditions.append(Condition(name, values))
             else:
-                self.problem(field_line, f"{name} must be a list of values, \"*\" (set) or \"-\" (empty)")
+                self.problem(
+                    field_line, f'{name} must be a list of values, "*" (set) or "-" (empty)'
+                )
                 ok = False
         return tuple(conditions) if ok else None
 
@@ -257,8 +302,11 @@ class _LedgerParser:
         for index, value in enumerate(values):
             if known is not None and value not in known:
                 item_line = raw.line_of(index) if isinstance(raw, yamlio.LineList) else line
-                self.problem(item_line, f"unknown value '{value}' for {field_name}.{did_you_mean(value, known)}"
-                             f" Values: {', '.join(known)}")
+                self.problem(
+                    item_line,
+                    f"unknown value '{value}' for {field_name}.{did_you_mean(value, known)}"
+                    f" Values: {', '.join(known)}",
+                )
                 ok = False
             elif known is None and not re.fullmatch(r"\d{4}", value):
                 self.problem(line, f"year values must be four-digit years, got '{value}'")
@@ -288,13 +336,21 @@ def _expect_problem(query: Query, expect: Any, parser: _LedgerParser) -> str:
     if operation == "count" and query.of_which is None:
         return "" if _is_count(expect) else "a count query expects a whole number, e.g. expect: 2"
     if operation == "count":
-        if isinstance(expect, dict) and set(expect) == {"count", "of_which"} and all(map(_is_count, expect.values())):
+        if (
+            isinstance(expect, dict)
+            and set(expect) == {"count", "of_which"}
+            and all(map(_is_count, expect.values()))
+        ):
             return ""
         return "a count query with of_which expects {count: N, of_which: M}"
     if operation == "none":
         return "" if isinstance(expect, bool) else "a none query expects true or false"
     if operation == "totals":
-        if isinstance(expect, dict) and set(expect) == set(query.totals) and all(map(_is_count, expect.values())):
+        if (
+            isinstance(expect, dict)
+            and set(expect) == set(query.totals)
+            and all(map(_is_count, expect.values()))
+        ):
             return ""
         return f"a totals query expects a whole number for each of {', '.join(query.totals)}"
     known = parser.known_values(query.field_name)
@@ -322,7 +378,9 @@ def _plain(value: Any) -> Any:
 
 def _query_text(raw: dict) -> str:
     """The query in one line of flow-style YAML, e.g. {count: {credit_units: [message]}}."""
-    return yaml.safe_dump(_plain(raw), default_flow_style=True, sort_keys=False, width=10_000).strip()
+    return yaml.safe_dump(
+        _plain(raw), default_flow_style=True, sort_keys=False, width=10_000
+    ).strip()
 
 
 # ---------------------------------------------------------------------------------------------
@@ -381,7 +439,9 @@ class _EntryFields(Mapping):
         return len(self._fields)
 
 
-def _matching(corpus: Corpus, conditions: tuple[Condition, ...], among: list[Entry] | None = None) -> list[Entry]:
+def _matching(
+    corpus: Corpus, conditions: tuple[Condition, ...], among: list[Entry] | None = None
+) -> list[Entry]:
     entries = corpus.entries if among is None else among
     fields = countable_fields(corpus.taxonomy)  # looked up once, not once per entry
 
@@ -408,16 +468,22 @@ def _evaluate_count(claim: Claim, corpus: Corpus) -> _Evaluation:
         result = _Evaluation(len(matching), {"count": _keys(matching)})
     else:
         subset = _matching(corpus, query.of_which, matching)
-        result = _Evaluation({"count": len(matching), "of_which": len(subset)},
-                             {"count": _keys(matching), "of_which": _keys(subset)})
+        result = _Evaluation(
+            {"count": len(matching), "of_which": len(subset)},
+            {"count": _keys(matching), "of_which": _keys(subset)},
+        )
     if claim.entries is not None:
         _compare_entries(result, claim.entries, _keys(matching))
     elif len(matching) != expected_count:
-        result.detail = (f"{_plural(len(matching), 'entry matches', 'entries match')} where the ledger "
-                         f"expects {expected_count}: {named_keys(_keys(matching))}")
+        result.detail = (
+            f"{_plural(len(matching), 'entry matches', 'entries match')} where the ledger "
+            f"expects {expected_count}: {named_keys(_keys(matching))}"
+        )
     if not result.detail and query.of_which is not None and len(subset) != expect["of_which"]:
-        result.detail = (f"{_plural(len(subset), 'entry matches', 'entries match')} of_which where the ledger "
-                         f"expects {expect['of_which']}: {named_keys(_keys(subset))}")
+        result.detail = (
+            f"{_plural(len(subset), 'entry matches', 'entries match')} of_which where the ledger "
+            f"expects {expect['of_which']}: {named_keys(_keys(subset))}"
+        )
     return result
 
 
@@ -427,9 +493,19 @@ def _compare_entries(result: _Evaluation, listed: tuple[str, ...], live: tuple[s
     missing = tuple(k for k in listed if k not in live)
     if added or missing:
         result.culprits = added + missing
-        changes = [f"{named_keys(added, None)} now {'matches' if len(added) == 1 else 'match'}"] if added else []
-        changes += [f"{named_keys(missing, None)} no longer {'matches' if len(missing) == 1 else 'match'}"] if missing else []
-        result.detail = f"{_plural(len(live), 'entry matches', 'entries match')}: " + " and ".join(changes)
+        changes = (
+            [f"{named_keys(added, None)} now {'matches' if len(added) == 1 else 'match'}"]
+            if added
+            else []
+        )
+        changes += (
+            [f"{named_keys(missing, None)} no longer {'matches' if len(missing) == 1 else 'match'}"]
+            if missing
+            else []
+        )
+        result.detail = f"{_plural(len(live), 'entry matches', 'entries match')}: " + " and ".join(
+            changes
+        )
 
 
 def _evaluate_none(claim: Claim, corpus: Corpus) -> _Evaluation:
@@ -437,8 +513,12 @@ def _evaluate_none(claim: Claim, corpus: Corpus) -> _Evaluation:
     result = _Evaluation(not matching, {"matching": _keys(matching)})
     if result.live != claim.expect:
         result.culprits = _keys(matching)
-        result.detail = (f"{_plural(len(matching), 'entry now matches', 'entries now match')}: "
-                         f"{', '.join(_keys(matching))}" if matching else "no entry matches any more")
+        result.detail = (
+            f"{_plural(len(matching), 'entry now matches', 'entries now match')}: "
+            f"{', '.join(_keys(matching))}"
+            if matching
+            else "no entry matches any more"
+        )
     return result
 
 
@@ -457,7 +537,9 @@ def _evaluate_most_common(claim: Claim, corpus: Corpus) -> _Evaluation:
     top = max(len(members) for members in groups.values())
     leaders = [value for value, members in groups.items() if len(members) == top]
     live = leaders[0] if len(leaders) == 1 else leaders
-    ranking = ", ".join(f"{v} {len(m)}" for v, m in sorted(groups.items(), key=lambda item: -len(item[1]))[:3])
+    ranking = ", ".join(
+        f"{v} {len(m)}" for v, m in sorted(groups.items(), key=lambda item: -len(item[1]))[:3]
+    )
     result = _Evaluation(live, {value: groups[value] for value in leaders}, note=ranking)
     if live != str(claim.expect):
         tie = " (a tie)" if len(leaders) > 1 else ""
@@ -473,17 +555,25 @@ def _evaluate_counts(claim: Claim, corpus: Corpus) -> _Evaluation:
     changed = [value for value in [*live, *expect] if live.get(value, 0) != expect.get(value, 0)]
     if changed:
         changed = list(dict.fromkeys(changed))
-        result.detail = "; ".join(f"{v}: {live.get(v, 0)} (expected {expect.get(v, 0)})" for v in changed)
+        result.detail = "; ".join(
+            f"{v}: {live.get(v, 0)} (expected {expect.get(v, 0)})" for v in changed
+        )
     return result
 
 
 def _evaluate_totals(claim: Claim, corpus: Corpus) -> _Evaluation:
-    totals = {"retained": len(corpus.entries), "excluded": len(corpus.exclusions), "audited": corpus.audited}
+    totals = {
+        "retained": len(corpus.entries),
+        "excluded": len(corpus.exclusions),
+        "audited": corpus.audited,
+    }
     live = {name: totals[name] for name in claim.query.totals}
     result = _Evaluation(live)
     changed = [name for name in live if live[name] != claim.expect[name]]
     if changed:
-        result.detail = "; ".join(f"{name}: {live[name]} (expected {claim.expect[name]})" for name in changed)
+        result.detail = "; ".join(
+            f"{name}: {live[name]} (expected {claim.expect[name]})" for name in changed
+        )
     return result
 
 
@@ -499,8 +589,15 @@ EVALUATORS: dict[str, Callable[[Claim, Corpus], _Evaluation]] = {
 def evaluate_claim(claim: Claim, corpus: Corpus) -> ClaimResult:
     evaluation = EVALUATORS[claim.query.operation](claim, corpus)
     holds = not evaluation.detail
-    return ClaimResult(claim, evaluation.live, holds, evaluation.entries, evaluation.culprits,
-                       evaluation.detail, evaluation.note)
+    return ClaimResult(
+        claim,
+        evaluation.live,
+        holds,
+        evaluation.entries,
+        evaluation.culprits,
+        evaluation.detail,
+        evaluation.note,
+    )
 
 
 def ledger_path_of(corpus: Corpus) -> Path:
@@ -595,11 +692,14 @@ class ClaimsReport:
 
 
 def _tag_fields(*corpora: Corpus) -> frozenset[str]:
-    return frozenset(a.record_field.name for c in corpora for a in c.taxonomy.axes.values() if a.record_field)
+    return frozenset(
+        a.record_field.name for c in corpora for a in c.taxonomy.axes.values() if a.record_field
+    )
 
 
 def _record_data(corpus: Corpus, tags: frozenset[str]) -> dict[str, tuple[dict, str | None]]:
     """Each record's tags (not its bibliographic fields or notes: a respelt venue retags nothing)."""
+
     def tagged(record) -> dict:
         return {k: v for k, v in record.to_data().items() if k in tags}
 
@@ -623,7 +723,9 @@ def record_changes(frozen: Corpus, live: Corpus) -> dict[str, ChangeCause]:
     return changes
 
 
-def _causes(frozen: ClaimResult, live: ClaimResult, changes: dict[str, ChangeCause]) -> tuple[ChangeCause, ...]:
+def _causes(
+    frozen: ClaimResult, live: ClaimResult, changes: dict[str, ChangeCause]
+) -> tuple[ChangeCause, ...]:
     """The changed records behind a claim that stopped holding: the culprits the evaluation names,
     else the records that joined or left the entries behind its value, else (totals) the records
     added or removed since the snapshot."""
@@ -633,13 +735,18 @@ def _causes(frozen: ClaimResult, live: ClaimResult, changes: dict[str, ChangeCau
         before = {(part, k) for part, ks in frozen.entries.items() for k in ks}
         after = {(part, k) for part, ks in live.entries.items() for k in ks}
         moved = {k for _, k in before ^ after}
-        keys = (sorted(moved & changes.keys()) or sorted(moved)
-                or [k for k, c in changes.items() if c.how != "retagged"] or sorted(changes))
+        keys = (
+            sorted(moved & changes.keys())
+            or sorted(moved)
+            or [k for k, c in changes.items() if c.how != "retagged"]
+            or sorted(changes)
+        )
     return tuple(changes.get(k, ChangeCause(k, None, "retagged")) for k in keys)
 
 
-def compare_claims(live: Corpus, frozen: Corpus | None, snapshot: str | None,
-                   ledger_path: Path | None = None) -> ClaimsReport:
+def compare_claims(
+    live: Corpus, frozen: Corpus | None, snapshot: str | None, ledger_path: Path | None = None
+) -> ClaimsReport:
     """The ledger on the snapshot and on the live corpus, claim by claim."""
     live_results = evaluate_claims(live, ledger_path)
     if frozen is None:
@@ -655,7 +762,9 @@ def compare_claims(live: Corpus, frozen: Corpus | None, snapshot: str | None,
     return ClaimsReport(snapshot, tuple(comparisons))
 
 
-def claims_report(live: Corpus, ledger_path: Path | None = None, snapshot: str = DEFAULT_SNAPSHOT) -> ClaimsReport:
+def claims_report(
+    live: Corpus, ledger_path: Path | None = None, snapshot: str = DEFAULT_SNAPSHOT
+) -> ClaimsReport:
     """compare_claims against the named snapshot when the project has it; live only otherwise."""
     frozen = published_snapshot(live.project, snapshot)
     return compare_claims(live, frozen, snapshot if frozen is not None else None, ledger_path)

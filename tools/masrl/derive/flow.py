@@ -79,9 +79,20 @@ def entry_source(entry: Entry) -> str:
 def record_identifiers(record) -> set[str]:
     """The identifiers a log may name a record by: its arXiv id, or its identifier as written."""
     if isinstance(record, Entry):
-        return {i for i in (record.arxiv_id, record.identifiers.get("doi"), record.identifiers.get("openreview")) if i}
+        return {
+            i
+            for i in (
+                record.arxiv_id,
+                record.identifiers.get("doi"),
+                record.identifiers.get("openreview"),
+            )
+            if i
+        }
     identifier = record.identifier
-    return {identifier.split(":", 1)[1] if identifier.startswith("arXiv:") else identifier, identifier}
+    return {
+        identifier.split(":", 1)[1] if identifier.startswith("arXiv:") else identifier,
+        identifier,
+    }
 
 
 def compute_flow(corpus: Corpus, rounds=None, queue=None) -> Flow:
@@ -107,21 +118,43 @@ def compute_flow(corpus: Corpus, rounds=None, queue=None) -> Flow:
         by_database = {i for v in log["identified"].values() for i in v}
         by_citation = {i for v in log["citations"].values() for i in v}
         # found by both methods: identified in both columns, screened once
-        duplicates = sum(len(v) for v in log["duplicates"].values()) + len(by_database & by_citation)
+        duplicates = sum(len(v) for v in log["duplicates"].values()) + len(
+            by_database & by_citation
+        )
         # Records decided without passing through a logged search (the survey's, or added by hand).
         for record in (*entries, *exclusions):
             if not record_identifiers(record) & (by_database | by_citation):
-                identified[entry_source(record) if isinstance(record, Entry) else record.source] += 1
+                identified[
+                    entry_source(record) if isinstance(record, Entry) else record.source
+                ] += 1
         methods = Counter()
         for e in entries:
             ids = record_identifiers(e)
-            methods[("both" if ids & by_database and ids & by_citation else
-                     "citation" if ids & by_citation else "database")] += 1
+            methods[
+                (
+                    "both"
+                    if ids & by_database and ids & by_citation
+                    else "citation"
+                    if ids & by_citation
+                    else "database"
+                )
+            ] += 1
         excluded = Counter((x.stage, x.reason_code) for x in exclusions)
         total = sum(identified.values()) + sum(citations.values())
-        flows.append(RoundFlow(round_id, known[round_id].date if round_id in known else "", dict(sorted(identified.items())),
-                               duplicates, total - duplicates, dict(sorted(excluded.items())), len(entries),
-                               len(waiting_items), dict(sorted(citations.items())), dict(sorted(methods.items()))))
+        flows.append(
+            RoundFlow(
+                round_id,
+                known[round_id].date if round_id in known else "",
+                dict(sorted(identified.items())),
+                duplicates,
+                total - duplicates,
+                dict(sorted(excluded.items())),
+                len(entries),
+                len(waiting_items),
+                dict(sorted(citations.items())),
+                dict(sorted(methods.items())),
+            )
+        )
     flows.sort(key=lambda f: (f.date, f.round))
     return Flow(tuple(flows), _cumulative(flows))
 
@@ -133,10 +166,18 @@ def _cumulative(flows: list[RoundFlow]) -> RoundFlow:
         excluded.update(f.excluded)
         citations.update(f.citations)
         methods.update(f.included_by_method)
-    return RoundFlow("all rounds", flows[-1].date if flows else "", dict(sorted(identified.items())),
-                     sum(f.duplicates for f in flows), sum(f.screened for f in flows), dict(sorted(excluded.items())),
-                     sum(f.included for f in flows), sum(f.waiting for f in flows), dict(sorted(citations.items())),
-                     dict(sorted(methods.items())))
+    return RoundFlow(
+        "all rounds",
+        flows[-1].date if flows else "",
+        dict(sorted(identified.items())),
+        sum(f.duplicates for f in flows),
+        sum(f.screened for f in flows),
+        dict(sorted(excluded.items())),
+        sum(f.included for f in flows),
+        sum(f.waiting for f in flows),
+        dict(sorted(citations.items())),
+        dict(sorted(methods.items())),
+    )
 
 
 # ---------------------------------------------------------------------------------------------
@@ -162,7 +203,11 @@ class RecallEstimate:
         """found / N, with the interval's ends swapped (more papers, lower recall)."""
         if self.estimate is None:
             return None
-        return self.found / self.estimate, self.found / self.high, self.found / max(self.low, self.found)
+        return (
+            self.found / self.estimate,
+            self.found / self.high,
+            self.found / max(self.low, self.found),
+        )
 
 
 def chapman_estimate(flow: RoundFlow) -> RecallEstimate:
@@ -178,10 +223,14 @@ def chapman_estimate(flow: RoundFlow) -> RecallEstimate:
     n1, n2 = methods.get("database", 0) + both, methods.get("citation", 0) + both
     found = n1 + n2 - both
     if both < MIN_OVERLAP:
-        reason = (f"only {both} included record(s) were found by both database search and citation searching; "
-                  f"an estimate needs at least {MIN_OVERLAP}, so it would be unreliable")
+        reason = (
+            f"only {both} included record(s) were found by both database search and citation searching; "
+            f"an estimate needs at least {MIN_OVERLAP}, so it would be unreliable"
+        )
         return RecallEstimate(flow.round, n1, n2, both, found, None, None, None, reason)
     estimate = (n1 + 1) * (n2 + 1) / (both + 1) - 1
     variance = (n1 + 1) * (n2 + 1) * (n1 - both) * (n2 - both) / ((both + 1) ** 2 * (both + 2))
     half = 1.96 * math.sqrt(variance)
-    return RecallEstimate(flow.round, n1, n2, both, found, estimate, max(found, estimate - half), estimate + half)
+    return RecallEstimate(
+        flow.round, n1, n2, both, found, estimate, max(found, estimate - half), estimate + half
+    )

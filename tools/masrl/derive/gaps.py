@@ -85,7 +85,9 @@ class Gaps:
         return [c.value for c in self.benchmark_measures if not c.count]
 
 
-def moved_gaps(found: CrosstabGaps, frozen: CrosstabGaps) -> tuple[list[tuple[str, str]], list[tuple[str, str]]]:
+def moved_gaps(
+    found: CrosstabGaps, frozen: CrosstabGaps
+) -> tuple[list[tuple[str, str]], list[tuple[str, str]]]:
     """(closed, opened): the cells empty in ``frozen`` (a snapshot) and held now, and the reverse."""
     was = {(c.row, c.column) for c in frozen.empty}
     now = {(c.row, c.column) for c in found.empty}
@@ -93,13 +95,15 @@ def moved_gaps(found: CrosstabGaps, frozen: CrosstabGaps) -> tuple[list[tuple[st
 
 
 def cell_class(count: int, sparse: int = DEFAULT_SPARSE) -> str:
-    """"empty" for 0, "sparse" for 1..sparse, "" otherwise."""
+    """ "empty" for 0, "sparse" for 1..sparse, "" otherwise."""
     if count == 0:
         return EMPTY_CLASS
     return SPARSE_CLASS if count <= sparse else ""
 
 
-def find_gaps(corpus: Corpus, sparse: int = DEFAULT_SPARSE, crosstabs: Mapping[str, CrossTab] | None = None) -> Gaps:
+def find_gaps(
+    corpus: Corpus, sparse: int = DEFAULT_SPARSE, crosstabs: Mapping[str, CrossTab] | None = None
+) -> Gaps:
     """Every gap finding; ``sparse`` is the largest count a sparse cell may have. ``crosstabs``:
     the corpus's cross-tabs by name when the caller already computed them (Stats.crosstabs of
     the same corpus), so they are not counted again."""
@@ -108,9 +112,15 @@ def find_gaps(corpus: Corpus, sparse: int = DEFAULT_SPARSE, crosstabs: Mapping[s
     crosstabs = crosstabs or {}
     return Gaps(
         sparse_threshold=sparse,
-        crosstabs={crosstab_name(r, c): crosstab_gaps(corpus, r, c, sparse, crosstabs.get(crosstab_name(r, c)))
-                   for r, c in corpus.taxonomy.crosstabs()},
-        unused_values={name: unused_values(corpus, name) for name in corpus.taxonomy.unused_value_fields()},
+        crosstabs={
+            crosstab_name(r, c): crosstab_gaps(
+                corpus, r, c, sparse, crosstabs.get(crosstab_name(r, c))
+            )
+            for r, c in corpus.taxonomy.crosstabs()
+        },
+        unused_values={
+            name: unused_values(corpus, name) for name in corpus.taxonomy.unused_value_fields()
+        },
         sub_decision_coverage=sub_decision_coverage(corpus),
         benchmark_measures=benchmark_measure_coverage(corpus),
         labels=field_labels(corpus.taxonomy),
@@ -120,11 +130,18 @@ def find_gaps(corpus: Corpus, sparse: int = DEFAULT_SPARSE, crosstabs: Mapping[s
 def unused_values(corpus: Corpus, field_name: str) -> tuple[str, ...]:
     """Taxonomy values of a field that no retained entry holds, in taxonomy order."""
     groups = entries_with_value(corpus, field_name)
-    return tuple(value for value, members in groups.items() if value != NOT_APPLICABLE and not members)
+    return tuple(
+        value for value, members in groups.items() if value != NOT_APPLICABLE and not members
+    )
 
 
-def crosstab_gaps(corpus: Corpus, row_field: str, column_field: str, sparse: int = DEFAULT_SPARSE,
-                  table: CrossTab | None = None) -> CrosstabGaps:
+def crosstab_gaps(
+    corpus: Corpus,
+    row_field: str,
+    column_field: str,
+    sparse: int = DEFAULT_SPARSE,
+    table: CrossTab | None = None,
+) -> CrosstabGaps:
     """The empty and sparse cells of one cross-tab (``table``: crosstab() of it, when known)."""
     if table is None:
         table = crosstab(corpus, row_field, column_field)
@@ -136,7 +153,14 @@ def crosstab_gaps(corpus: Corpus, row_field: str, column_field: str, sparse: int
         elif kind == SPARSE_CLASS:
             members = entries_in_cell(corpus, row_field, column_field, row, column)
             thin.append(Cell(row, column, count, tuple(members)))
-    return CrosstabGaps(crosstab_name(row_field, column_field), row_field, column_field, table, tuple(empty), tuple(thin))
+    return CrosstabGaps(
+        crosstab_name(row_field, column_field),
+        row_field,
+        column_field,
+        table,
+        tuple(empty),
+        tuple(thin),
+    )
 
 
 def _coverage(corpus: Corpus, field_name: str, keep) -> tuple[Coverage, ...]:

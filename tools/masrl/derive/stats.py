@@ -47,7 +47,9 @@ def axis_fields(taxonomy: Taxonomy) -> tuple[str, ...]:
 
 def exclusion_fields(taxonomy: Taxonomy) -> dict[str, str]:
     """Screening-log fields counted in the exclusion tables, with their taxonomy axes."""
-    return {name: taxonomy.axis_of_field[name] for name in taxonomy.shown("stats", record="exclusion")}
+    return {
+        name: taxonomy.axis_of_field[name] for name in taxonomy.shown("stats", record="exclusion")
+    }
 
 
 HEADLINE_LABELS = {
@@ -90,7 +92,9 @@ def _countable_fields(taxonomy: Taxonomy) -> dict[str, Field]:
     for spec in entry_specs(taxonomy):
         if spec.axis:
             multi = spec.kind == "tags"
-            fields[spec.name] = Field(spec.name, spec.axis, taxonomy[spec.axis].label, multi, multi or spec.nullable)
+            fields[spec.name] = Field(
+                spec.name, spec.axis, taxonomy[spec.axis].label, multi, multi or spec.nullable
+            )
     fields["reward_families"] = Field(
         "reward_families", "reward_families", taxonomy["reward_families"].label, True, True
     )
@@ -137,13 +141,16 @@ def entries_with_value(corpus: Corpus, field_name: str) -> dict[str, list[str]]:
     return {value: sorted(members) for value, members in keys.items()}
 
 
-def entries_in_cell(corpus: Corpus, row_field: str, column_field: str, row: str, column: str) -> list[str]:
+def entries_in_cell(
+    corpus: Corpus, row_field: str, column_field: str, row: str, column: str
+) -> list[str]:
     """Keys of the entries counted in one cross-tab cell, sorted."""
     taxonomy = corpus.taxonomy
     return sorted(
         e.key
         for e in corpus.entries
-        if row in entry_values(e, row_field, taxonomy) and column in entry_values(e, column_field, taxonomy)
+        if row in entry_values(e, row_field, taxonomy)
+        and column in entry_values(e, column_field, taxonomy)
     )
 
 
@@ -184,8 +191,12 @@ def compute_stats(corpus: Corpus) -> Stats:
     return Stats(
         headline=headline_counts(corpus),
         axis_counts={name: axis_counts(corpus, name) for name in axis_fields(corpus.taxonomy)},
-        crosstabs={crosstab_name(r, c): crosstab(corpus, r, c) for r, c in corpus.taxonomy.crosstabs()},
-        exclusion_counts={name: exclusion_counts(corpus, name) for name in exclusion_fields(corpus.taxonomy)},
+        crosstabs={
+            crosstab_name(r, c): crosstab(corpus, r, c) for r, c in corpus.taxonomy.crosstabs()
+        },
+        exclusion_counts={
+            name: exclusion_counts(corpus, name) for name in exclusion_fields(corpus.taxonomy)
+        },
         entries=len(corpus.entries),
         labels=field_labels(corpus.taxonomy),
     )
@@ -199,7 +210,11 @@ def field_labels(taxonomy: Taxonomy) -> dict[str, str]:
 
 
 def headline_counts(corpus: Corpus) -> Counts:
-    counts = {"retained": len(corpus.entries), "excluded": len(corpus.exclusions), "audited": corpus.audited}
+    counts = {
+        "retained": len(corpus.entries),
+        "excluded": len(corpus.exclusions),
+        "audited": corpus.audited,
+    }
     return Counts.of("headline", counts, HEADLINE_LABELS)
 
 
@@ -207,7 +222,9 @@ def axis_counts(corpus: Corpus, field_name: str) -> Counts:
     """Entries per value of one field (see the module docstring for the conventions)."""
     keys = entries_with_value(corpus, field_name)
     counts = {value: len(members) for value, members in keys.items()}
-    return Counts.of(field_name, counts, {value: value_label(corpus, field_name, value) for value in counts})
+    return Counts.of(
+        field_name, counts, {value: value_label(corpus, field_name, value) for value in counts}
+    )
 
 
 def crosstab(corpus: Corpus, row_field: str, column_field: str) -> CrossTab:
@@ -216,9 +233,17 @@ def crosstab(corpus: Corpus, row_field: str, column_field: str) -> CrossTab:
     counts = Counter(
         pair
         for entry in corpus.entries
-        for pair in product(entry_values(entry, row_field, taxonomy), entry_values(entry, column_field, taxonomy))
+        for pair in product(
+            entry_values(entry, row_field, taxonomy), entry_values(entry, column_field, taxonomy)
+        )
     )
-    return CrossTab.of(row_field, column_field, field_values(corpus, row_field), field_values(corpus, column_field), counts)
+    return CrossTab.of(
+        row_field,
+        column_field,
+        field_values(corpus, row_field),
+        field_values(corpus, column_field),
+        counts,
+    )
 
 
 def exclusion_counts(corpus: Corpus, field_name: str) -> Counts:
@@ -233,6 +258,13 @@ def exclusion_counts(corpus: Corpus, field_name: str) -> Counts:
 def exclusion_crosstab(corpus: Corpus, row_field: str, column_field: str) -> CrossTab:
     """Excluded records per pair of screening-log values, e.g. stage x reason_code."""
     taxonomy = corpus.taxonomy
-    counts = Counter((getattr(record, row_field), getattr(record, column_field)) for record in corpus.exclusions)
-    return CrossTab.of(row_field, column_field, taxonomy[taxonomy.axis_of_field[row_field]].ids,
-                       taxonomy[taxonomy.axis_of_field[column_field]].ids, counts)
+    counts = Counter(
+        (getattr(record, row_field), getattr(record, column_field)) for record in corpus.exclusions
+    )
+    return CrossTab.of(
+        row_field,
+        column_field,
+        taxonomy[taxonomy.axis_of_field[row_field]].ids,
+        taxonomy[taxonomy.axis_of_field[column_field]].ids,
+        counts,
+    )

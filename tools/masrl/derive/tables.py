@@ -24,7 +24,12 @@ class Counts:
     @classmethod
     def of(cls, field: str, counts: dict[str, int], labels: dict[str, str]) -> Counts:
         """From value -> count (in display order) and value -> label."""
-        return cls(field, tuple(counts), tuple(labels[v] for v in counts), tuple(int(n) for n in counts.values()))
+        return cls(
+            field,
+            tuple(counts),
+            tuple(labels[v] for v in counts),
+            tuple(int(n) for n in counts.values()),
+        )
 
     @cached_property
     def _by_value(self) -> dict[str, int]:
@@ -54,8 +59,10 @@ class Counts:
         """A pandas DataFrame indexed by value (named after the field), columns label and count."""
         import pandas as pd
 
-        return pd.DataFrame({"label": list(self.labels), "count": pd.array(self.counts, dtype="int64")},
-                            index=pd.Index(list(self.values), dtype="object", name=self.field))
+        return pd.DataFrame(
+            {"label": list(self.labels), "count": pd.array(self.counts, dtype="int64")},
+            index=pd.Index(list(self.values), dtype="object", name=self.field),
+        )
 
 
 @dataclass(frozen=True)
@@ -70,7 +77,9 @@ class CrossTab:
     cells: tuple[tuple[int, ...], ...]  # cells[i][j]: the count of (rows[i], columns[j])
 
     @classmethod
-    def of(cls, row_field: str, column_field: str, rows, columns, counts: Mapping[tuple[str, str], int]) -> CrossTab:
+    def of(
+        cls, row_field: str, column_field: str, rows, columns, counts: Mapping[tuple[str, str], int]
+    ) -> CrossTab:
         """From (row, column) -> count; a pair not in ``counts`` is 0."""
         rows, columns = tuple(rows), tuple(columns)
         cells = tuple(tuple(counts.get((row, column), 0) for column in columns) for row in rows)
@@ -125,5 +134,8 @@ class CrossTab:
         """A pandas DataFrame; ``index.name`` and ``columns.name`` are the two field names."""
         import pandas as pd
 
-        return pd.DataFrame(self.to_numpy(), index=pd.Index(list(self.rows), name=self.row_field),
-                            columns=pd.Index(list(self.columns), name=self.column_field))
+        return pd.DataFrame(
+            self.to_numpy(),
+            index=pd.Index(list(self.rows), name=self.row_field),
+            columns=pd.Index(list(self.columns), name=self.column_field),
+        )

@@ -33,10 +33,28 @@ from masrl.model.records import Entry
 # Written and read back verbatim: escaping a '_' or '%' would break a link.
 VERBATIM_FIELDS = frozenset({"url", "doi", "eprint", "openreview", "addendum"})
 FIELD_ORDER = (
-    "author", "title", "booktitle", "journal", "howpublished", "type", "institution", "year",
-    "eprint", "archiveprefix", "primaryclass", "doi", "openreview", "url", "addendum",
+    "author",
+    "title",
+    "booktitle",
+    "journal",
+    "howpublished",
+    "type",
+    "institution",
+    "year",
+    "eprint",
+    "archiveprefix",
+    "primaryclass",
+    "doi",
+    "openreview",
+    "url",
+    "addendum",
 )
-VENUE_FIELD = {"inproceedings": "booktitle", "article": "journal", "misc": "howpublished", "techreport": "type"}
+VENUE_FIELD = {
+    "inproceedings": "booktitle",
+    "article": "journal",
+    "misc": "howpublished",
+    "techreport": "type",
+}
 PROCEEDINGS = re.compile(
     r"\b(AAAI|AAMAS|ACL|EMNLP|NAACL|EACL|COLING|COLM|ICLR|ICML|NeurIPS|NIPS|IJCAI|UAI|AISTATS|KDD|"
     r"CVPR|ICCV|ECCV|SIGIR|WWW|CHI|AISec|CCS|USENIX|Workshop|Conference|Proceedings|Symposium|Findings)\b",
@@ -65,7 +83,9 @@ class _BibtexLatexEncoder(UnicodeToLatexEncoder):
     def __init__(self):
         super().__init__(
             conversion_rules=[
-                UnicodeToLatexConversionRule(RULE_DICT, {ord(OPEN_PROTECT): "{", ord(CLOSE_PROTECT): "}"}),
+                UnicodeToLatexConversionRule(
+                    RULE_DICT, {ord(OPEN_PROTECT): "{", ord(CLOSE_PROTECT): "}"}
+                ),
                 "defaults",
             ],
             replacement_latex_protection="braces-almost-all",
@@ -114,8 +134,6 @@ class _VerbatimFieldsKept:
 class EncodeTextFields(_VerbatimFieldsKept, LatexEncodingMiddleware):
     def __init__(self):
         super().__init__(encoder=_BibtexLatexEncoder(), allow_inplace_modification=True)
-
-
 
 
 # ---------------------------------------------------------------------------------------------
@@ -210,7 +228,9 @@ def export_stack() -> list:
         EncodeTextFields(),
         SortFieldsCustomMiddleware(FIELD_ORDER, allow_inplace_modification=True),
         AddEnclosingMiddleware(
-            reuse_previous_enclosing=False, enclose_integers=True, default_enclosing="{",
+            reuse_previous_enclosing=False,
+            enclose_integers=True,
+            default_enclosing="{",
             allow_inplace_modification=True,
         ),
     ]
@@ -230,57 +250,9 @@ def export_bibtex(entries: list[Entry]) -> str:
 # Parsing
 
 
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
 # ---------------------------------------------------------------------------------------------
 # Import
 
 
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
 # ---------------------------------------------------------------------------------------------
 # JSON
-
-
-
-
-
-

@@ -17,19 +17,50 @@ from masrl.model.records import Entry, Exclusion, entry_specs
 from masrl.model.taxonomy import Taxonomy
 
 PAPERS_HEADER = (
-    "key", "title", "first_author", "affiliation", "year", "arxiv_id", "venue", "url",
-    "category", "is_rl", "reward_type", "credit_granularity", "orchestration_form",
-    "scenario", "is_core", "one_liner", "verified", "notes",
+    "key",
+    "title",
+    "first_author",
+    "affiliation",
+    "year",
+    "arxiv_id",
+    "venue",
+    "url",
+    "category",
+    "is_rl",
+    "reward_type",
+    "credit_granularity",
+    "orchestration_form",
+    "scenario",
+    "is_core",
+    "one_liner",
+    "verified",
+    "notes",
 )
 # The published pool ships without one_liner; both forms are read.
 PAPERS_HEADER_WITHOUT_SUMMARY = tuple(c for c in PAPERS_HEADER if c != "one_liner")
 # Fields the artifact's columns already carry. Every other field of the entry model gets a column
 # of its own after the artifact's (masrl's columns), so export -> import loses nothing and a new
 # axis or field needs no change here. Tools that read the artifact's columns by name are unaffected.
-LAYOUT_FIELDS = frozenset({
-    "key", "title", "affiliation", "year", "venue", "urls", "category", "is_rl", "reward_types",
-    "credit_units", "topology", "scenario", "survey_role", "summary", "verified", "notes",
-})
+LAYOUT_FIELDS = frozenset(
+    {
+        "key",
+        "title",
+        "affiliation",
+        "year",
+        "venue",
+        "urls",
+        "category",
+        "is_rl",
+        "reward_types",
+        "credit_units",
+        "topology",
+        "scenario",
+        "survey_role",
+        "summary",
+        "verified",
+        "notes",
+    }
+)
 # The identifiers mapping is spread over arxiv_id (the artifact's) and two columns of masrl's.
 IDENTIFIER_COLUMNS = ("doi", "openreview")
 # Kinds written as JSON: names hold commas, evidence and corrections are structured.
@@ -52,8 +83,15 @@ def full_papers_header(taxonomy: Taxonomy) -> tuple[str, ...]:
 
 
 EXCLUSIONS_HEADER = (
-    "record_id", "source", "query_family", "screening_label", "identifier", "url",
-    "date_screened", "stage", "exclusion_reason",
+    "record_id",
+    "source",
+    "query_family",
+    "screening_label",
+    "identifier",
+    "url",
+    "date_screened",
+    "stage",
+    "exclusion_reason",
 )
 NOT_APPLICABLE = "NA"
 UNKNOWN_AFFILIATION = "unknown"
@@ -168,7 +206,10 @@ def papers_csv(entries: list[Entry], taxonomy: Taxonomy) -> str:
 
 
 def exclusions_csv(records: list[Exclusion], taxonomy: Taxonomy) -> str:
-    return _render(EXCLUSIONS_HEADER, [exclusion_row(r, taxonomy) for r in sorted(records, key=lambda r: r.record_id)])
+    return _render(
+        EXCLUSIONS_HEADER,
+        [exclusion_row(r, taxonomy) for r in sorted(records, key=lambda r: r.record_id)],
+    )
 
 
 def export_csv(corpus: Corpus, kind: str) -> str:
@@ -180,29 +221,3 @@ def export_csv(corpus: Corpus, kind: str) -> str:
 
 # ---------------------------------------------------------------------------------------------
 # Import
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-

@@ -21,7 +21,13 @@ def corpus_document(corpus: Corpus) -> dict:
                 "label": axis.label,
                 "description": axis.description,
                 "values": [
-                    {"id": v.id, "label": v.label, "definition": v.definition, "order": v.order, **v.extra}
+                    {
+                        "id": v.id,
+                        "label": v.label,
+                        "definition": v.definition,
+                        "order": v.order,
+                        **v.extra,
+                    }
                     for v in axis.values
                 ],
             }

@@ -61,7 +61,9 @@ def known_records(project: Project) -> list[KnownRecord]:
         data = raw.data if isinstance(raw.data, dict) else {}
         urls = data.get("urls") if isinstance(data.get("urls"), list) else [data.get("url")]
         identifiers = data.get("identifiers") if isinstance(data.get("identifiers"), dict) else None
-        record_identifier = data.get("identifier") if isinstance(data.get("identifier"), str) else None
+        record_identifier = (
+            data.get("identifier") if isinstance(data.get("identifier"), str) else None
+        )
         title = data.get("title") if isinstance(data.get("title"), str) else ""
         records.append(
             KnownRecord(
@@ -74,7 +76,9 @@ def known_records(project: Project) -> list[KnownRecord]:
     return records
 
 
-def find_duplicate(records: list[KnownRecord], identities: set[str], title: str, skip: str | None = None) -> str | None:
+def find_duplicate(
+    records: list[KnownRecord], identities: set[str], title: str, skip: str | None = None
+) -> str | None:
     """'corpus/x.yaml (arxiv:...)' for the first record holding the same paper, or None.
 
     skip: a relative path to ignore (the file a re-import would overwrite).
@@ -138,7 +142,9 @@ def key_stem(title: str, authors: list[str] | tuple[str, ...]) -> str:
 def generate_key(title: str, authors, year: int | str | None, taken: set[str]) -> str:
     """Readable unique key: 'magrpo2025' or 'liu2025', then 'liu2025-b', 'liu2025-c', ..."""
     stem = key_stem(title, authors)
-    year_part = str(year) if isinstance(year, int) or (isinstance(year, str) and year.isdigit()) else ""
+    year_part = (
+        str(year) if isinstance(year, int) or (isinstance(year, str) and year.isdigit()) else ""
+    )
     base = f"{stem}-{year_part}" if stem[-1].isdigit() and year_part else f"{stem}{year_part}"
     if base not in taken:
         return base
@@ -156,7 +162,9 @@ def taken_keys(project: Project) -> set[str]:
 
 
 def next_record_id(project: Project) -> str:
-    numbers = [int(p.stem[1:]) for p in project.exclusion_paths() if RECORD_ID_PATTERN.match(p.stem)]
+    numbers = [
+        int(p.stem[1:]) for p in project.exclusion_paths() if RECORD_ID_PATTERN.match(p.stem)
+    ]
     return f"E{max(numbers, default=0) + 1:03d}"
 
 
@@ -166,7 +174,9 @@ def next_record_id(project: Project) -> str:
 
 def judgement_fields(taxonomy: Taxonomy) -> tuple[str, ...]:
     """Fields a person fills in (every tag, and the summary); everything else is a bibliographic fact."""
-    return tuple(s.name for s in entry_specs(taxonomy) if s.axis or s.kind == "evidence") + ("summary",)
+    return tuple(s.name for s in entry_specs(taxonomy) if s.axis or s.kind == "evidence") + (
+        "summary",
+    )
 
 
 def entry_skeleton(
@@ -236,7 +246,9 @@ class ExclusionChoice:
     query_family: str = PLACEHOLDER
 
 
-def exclusion_from_metadata(metadata: PaperMetadata, record_id: str, choice: ExclusionChoice, today: dt.date) -> dict:
+def exclusion_from_metadata(
+    metadata: PaperMetadata, record_id: str, choice: ExclusionChoice, today: dt.date
+) -> dict:
     return {
         "record_id": record_id,
         "source": "arxiv",
@@ -279,7 +291,9 @@ def check_exclusion_choice(project: Project, choice: ExclusionChoice) -> None:
             continue
         allowed = taxonomy[axis].ids
         if value not in allowed:
-            raise AddRefused(f"{option} '{value}' is not a {taxonomy[axis].label.lower()}; use one of: {', '.join(allowed)}")
+            raise AddRefused(
+                f"{option} '{value}' is not a {taxonomy[axis].label.lower()}; use one of: {', '.join(allowed)}"
+            )
 
 
 def add_paper(
@@ -312,7 +326,9 @@ def add_paper(
     client = ArxivClient(settings, sleep) if sleep is not None else ArxivClient(settings)
     metadata = client.fetch_one(arxiv_id)
     _refuse_unusable(metadata)  # before anything is derived from it or written
-    identities = {f"arxiv:{arxiv_id}"} | ({f"doi:{metadata.doi.lower()}"} if metadata.doi else set())
+    identities = {f"arxiv:{arxiv_id}"} | (
+        {f"doi:{metadata.doi.lower()}"} if metadata.doi else set()
+    )
     _refuse_duplicate(records, identities, metadata.title)
 
     if exclude is None:
@@ -324,7 +340,9 @@ def add_paper(
         data = exclusion_from_metadata(metadata, record_id, exclude, today or dt.date.today())
         path, header = project.exclusions_dir / f"{record_id}.yaml", EXCLUSION_SCHEMA_LINE
     if path.exists():  # a key generated from the file listing can only clash in a race
-        raise AddRefused(f"{project.relative(path)} appeared while masrl was working; run the command again")
+        raise AddRefused(
+            f"{project.relative(path)} appeared while masrl was working; run the command again"
+        )
     write_atomic(path, yamlio.dumps(data, header=header), root=project.root)
     return AddResult(path, data, metadata, placeholder_fields(data))
 
@@ -333,7 +351,9 @@ def _refuse_unusable(metadata: PaperMetadata) -> None:
     if not metadata.title.strip():
         raise AddRefused(f"arXiv's record of {metadata.arxiv_id} has no title; nothing was written")
     if not re.fullmatch(r"\d{4}-\d{2}-\d{2}", metadata.published or ""):
-        raise AddRefused(f"arXiv's record of {metadata.arxiv_id} has no readable publication date; nothing was written")
+        raise AddRefused(
+            f"arXiv's record of {metadata.arxiv_id} has no readable publication date; nothing was written"
+        )
 
 
 def _refuse_duplicate(records: list[KnownRecord], identities: set[str], title: str) -> None:

@@ -161,9 +161,36 @@ class PaperMetadata:
         return cls(**values)
 
 
-_NAME_PARTICLES = {"van", "von", "der", "den", "de", "del", "della", "di", "da", "dos", "du", "la", "le", "ten", "ter"}
+_NAME_PARTICLES = {
+    "van",
+    "von",
+    "der",
+    "den",
+    "de",
+    "del",
+    "della",
+    "di",
+    "da",
+    "dos",
+    "du",
+    "la",
+    "le",
+    "ten",
+    "ter",
+}
 _NAME_SUFFIXES = {"jr", "jr.", "sr", "sr.", "ii", "iii", "iv"}
-_ORGANISATION_WORDS = {"team", "lab", "labs", "group", "inc", "inc.", "consortium", "collaboration", "project", "ai"}
+_ORGANISATION_WORDS = {
+    "team",
+    "lab",
+    "labs",
+    "group",
+    "inc",
+    "inc.",
+    "consortium",
+    "collaboration",
+    "project",
+    "ai",
+}
 
 
 def surname_first(name: str) -> str:
@@ -196,7 +223,9 @@ def _clean(text: str | None) -> str | None:
     if text is None:
         return None
     text = " ".join(unicodedata.normalize("NFC", text).split())
-    text = strip_controls(text)  # an ESC or bidi override in a feed never reaches a file or a terminal
+    text = strip_controls(
+        text
+    )  # an ESC or bidi override in a feed never reaches a file or a terminal
     return text or None
 
 
@@ -204,7 +233,11 @@ def metadata_from_result(result: arxiv.Result) -> PaperMetadata:
     short_id = result.get_short_id()
     match = re.match(r"^(?P<id>.+?)(?P<version>v\d+)?$", short_id)
     raw_authors = tuple(_clean(a.name) or "" for a in result.authors)
-    first_affiliation = result.authors[0].affiliation[0] if result.authors and result.authors[0].affiliation else None
+    first_affiliation = (
+        result.authors[0].affiliation[0]
+        if result.authors and result.authors[0].affiliation
+        else None
+    )
     return PaperMetadata(
         arxiv_id=match["id"],
         version=match["version"] or "v1",
@@ -218,7 +251,9 @@ def metadata_from_result(result: arxiv.Result) -> PaperMetadata:
         primary_category=_clean(result.primary_category),
         first_affiliation=_clean(first_affiliation),
         raw_authors=raw_authors,
-        categories=tuple(dict.fromkeys(c for c in (result.primary_category, *result.categories) if c)),
+        categories=tuple(
+            dict.fromkeys(c for c in (result.primary_category, *result.categories) if c)
+        ),
     )
 
 
@@ -251,8 +286,12 @@ class _GuardedAdapter(HTTPAdapter):
             )
         remaining = self.client.remaining()
         if remaining <= 0:
-            raise ArxivTimeout(f"arXiv did not finish answering within the {settings.deadline:g} s deadline")
-        kwargs["timeout"] = min(kwargs.get("timeout") or settings.timeout, settings.timeout, remaining)
+            raise ArxivTimeout(
+                f"arXiv did not finish answering within the {settings.deadline:g} s deadline"
+            )
+        kwargs["timeout"] = min(
+            kwargs.get("timeout") or settings.timeout, settings.timeout, remaining
+        )
         kwargs["stream"] = True
         response = super().send(request, **kwargs)
         response._content = self._read_body(response)  # requests' own cache of the body
@@ -271,9 +310,13 @@ class _GuardedAdapter(HTTPAdapter):
                     break
                 size += len(chunk)
                 if size > settings.max_bytes:
-                    raise ArxivTooLarge(f"arXiv's answer is larger than {settings.max_bytes} bytes; masrl stopped reading it")
+                    raise ArxivTooLarge(
+                        f"arXiv's answer is larger than {settings.max_bytes} bytes; masrl stopped reading it"
+                    )
                 if self.client.remaining() <= 0:
-                    raise ArxivTimeout(f"arXiv did not finish answering within the {settings.deadline:g} s deadline")
+                    raise ArxivTimeout(
+                        f"arXiv did not finish answering within the {settings.deadline:g} s deadline"
+                    )
                 chunks.append(chunk)
         except ArxivLookupError:
             response.close()
@@ -306,7 +349,9 @@ def check_answer(content: bytes) -> None:
 class ArxivClient:
     """Fetches metadata by arXiv id; ``sleep`` is injectable so tests need not wait."""
 
-    def __init__(self, settings: ArxivSettings | None = None, sleep: Callable[[float], None] = time.sleep):
+    def __init__(
+        self, settings: ArxivSettings | None = None, sleep: Callable[[float], None] = time.sleep
+    ):
         self.settings = settings or ArxivSettings()
         self.sleep = sleep
         self.last_response: requests.Response | None = None
@@ -322,7 +367,9 @@ class ArxivClient:
 
     def _build_client(self) -> arxiv.Client:
         settings = self.settings
-        client = arxiv.Client(page_size=settings.batch_size, delay_seconds=settings.delay, num_retries=0)
+        client = arxiv.Client(
+            page_size=settings.batch_size, delay_seconds=settings.delay, num_retries=0
+        )
         separator = "&" if "?" in settings.api_url else "?"
         client.query_url_format = settings.api_url + separator + "{}"
         # The package keeps its requests session private; it is the only place to add a
@@ -354,7 +401,9 @@ class ArxivClient:
             )
         return found[bare]
 
-    def fetch_many(self, arxiv_ids: Iterable[str], progress: Callable[[int], None] | None = None) -> dict[str, PaperMetadata]:
+    def fetch_many(
+        self, arxiv_ids: Iterable[str], progress: Callable[[int], None] | None = None
+    ) -> dict[str, PaperMetadata]:
         """Metadata for many ids in batched id_list queries; unknown ids are absent from the result."""
         self._start_lookup()
         wanted = list(dict.fromkeys(ids.strip_arxiv_version(i) for i in arxiv_ids))
@@ -383,8 +432,12 @@ class ArxivClient:
 
     def search(self, query: str, max_results: int) -> list[PaperMetadata]:
         """Papers matching an arXiv search query (search_query syntax), oldest submission first."""
-        search = arxiv.Search(query=query, max_results=max_results, sort_by=arxiv.SortCriterion.SubmittedDate,
-                              sort_order=arxiv.SortOrder.Ascending)
+        search = arxiv.Search(
+            query=query,
+            max_results=max_results,
+            sort_by=arxiv.SortCriterion.SubmittedDate,
+            sort_order=arxiv.SortOrder.Ascending,
+        )
         results = self._with_retries(lambda: self._run(search))
         return [metadata_from_result(result) for result in results]
 
@@ -404,13 +457,19 @@ class ArxivClient:
             raise self._http_error(exc.status) from exc
         except (TypeError, ValueError, AttributeError, IndexError, KeyError) as exc:
             # The package trusts the feed: a missing or unparseable date or id ends up here.
-            raise ArxivBadAnswer(f"arXiv sent an entry that cannot be read ({type(exc).__name__}: {exc})") from exc
+            raise ArxivBadAnswer(
+                f"arXiv sent an entry that cannot be read ({type(exc).__name__}: {exc})"
+            ) from exc
         except requests.exceptions.Timeout as exc:
             raise ArxivTimeout(f"arXiv did not answer within {self.settings.timeout:g} s") from exc
         except requests.exceptions.ConnectionError as exc:
-            raise ArxivUnreachable(f"cannot reach the arXiv API at {self.settings.api_url} ({_root_cause(exc)})") from exc
+            raise ArxivUnreachable(
+                f"cannot reach the arXiv API at {self.settings.api_url} ({_root_cause(exc)})"
+            ) from exc
         except requests.exceptions.RequestException as exc:
-            raise ArxivUnreachable(f"the request to {self.settings.api_url} failed ({_root_cause(exc)})") from exc
+            raise ArxivUnreachable(
+                f"the request to {self.settings.api_url} failed ({_root_cause(exc)})"
+            ) from exc
         return results
 
     def _http_error(self, status: int) -> ArxivLookupError:
@@ -418,10 +477,14 @@ class ArxivClient:
         if status in RATE_LIMIT_STATUSES:
             retry_after = parse_retry_after(headers.get("Retry-After"))
             asks = f"; it asks to wait {retry_after:g} s" if retry_after is not None else ""
-            return ArxivRateLimited(f"arXiv is limiting requests (HTTP {status}){asks}", retry_after)
+            return ArxivRateLimited(
+                f"arXiv is limiting requests (HTTP {status}){asks}", retry_after
+            )
         if status >= 500:
             return ArxivServerError(f"arXiv had a server error (HTTP {status})")
-        return ArxivRequestRejected(f"arXiv refused the request (HTTP {status}); check the identifier and --api-url")
+        return ArxivRequestRejected(
+            f"arXiv refused the request (HTTP {status}); check the identifier and --api-url"
+        )
 
     def _with_retries(self, action: Callable[[], list]) -> list:
         settings = self.settings
@@ -447,7 +510,9 @@ class ArxivClient:
         return min(self.settings.backoff * 2 ** (attempt - 1), self.settings.max_wait)
 
 
-def _final_message(exc: ArxivLookupError, attempts: int, wait: float | None, settings: ArxivSettings) -> str:
+def _final_message(
+    exc: ArxivLookupError, attempts: int, wait: float | None, settings: ArxivSettings
+) -> str:
     tried = f"gave up after {attempts} attempt{'s' if attempts != 1 else ''}"
     if isinstance(exc, ArxivRateLimited):
         if wait is None and exc.retry_after is not None:

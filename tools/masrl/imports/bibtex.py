@@ -74,8 +74,11 @@ def parse_bibtex(text: str, source: str = "<bibtex>") -> list[BibRecord]:
         library = bibtexparser.parse_string(text, append_middleware=parse_stack())
     except BibtexError as exc:
         raise BibtexError(source, [f"{source}: {p}" for p in exc.problems]) from exc
-    problems = [f"{source}:{block.start_line + 1 if block.start_line is not None else '?'}: "
-                f"cannot read this block ({_first_line(block.error)})" for block in library.failed_blocks]
+    problems = [
+        f"{source}:{block.start_line + 1 if block.start_line is not None else '?'}: "
+        f"cannot read this block ({_first_line(block.error)})"
+        for block in library.failed_blocks
+    ]
     if problems:
         raise BibtexError(source, problems)
     return [_record(entry) for entry in library.entries]
@@ -96,7 +99,9 @@ def _value(entry: BibEntry, name: str) -> str | None:
 
 def _record(entry: BibEntry) -> BibRecord:
     names = next((f.value for f in entry.fields if f.key.lower() == "author"), [])
-    names = [" ".join(n.split()) for n in (names if isinstance(names, list) else [names]) if n.strip()]
+    names = [
+        " ".join(n.split()) for n in (names if isinstance(names, list) else [names]) if n.strip()
+    ]
     complete = not names or names[-1].casefold() != "others"
     authors = [n for n in names if n.casefold() != "others"]
     year_text = _value(entry, "year") or ""
@@ -118,7 +123,16 @@ def _record(entry: BibEntry) -> BibRecord:
 def _venue(entry: BibEntry) -> str | None:
     kind = entry.entry_type.lower()
     preferred = [VENUE_FIELD[kind]] if kind in VENUE_FIELD else []
-    for name in (*preferred, "booktitle", "journal", "howpublished", "type", "institution", "publisher", "school"):
+    for name in (
+        *preferred,
+        "booktitle",
+        "journal",
+        "howpublished",
+        "type",
+        "institution",
+        "publisher",
+        "school",
+    ):
         value = _value(entry, name)
         if value and not URL_MACRO.search(value) and not _is_bare_url(value):
             if name == "journal" and re.match(r"^(arXiv preprint|CoRR\b|ArXiv\b)", value, re.I):
@@ -183,7 +197,15 @@ class BibImportPlan(ImportPlan):
 
 
 # Fields a .bib file states; on --force only these replace what an existing file holds.
-BIBLIOGRAPHIC_FIELDS = ("title", "authors", "authors_complete", "year", "venue", "identifiers", "urls")
+BIBLIOGRAPHIC_FIELDS = (
+    "title",
+    "authors",
+    "authors_complete",
+    "year",
+    "venue",
+    "identifiers",
+    "urls",
+)
 
 
 def fallback_urls(identifiers: dict) -> list[str]:
@@ -227,9 +249,15 @@ def plan_bib_import(path: Path, project: Project, force: bool = False) -> BibImp
         raise BibtexError(path, [str(exc)]) from exc
     records = parse_bibtex(text, str(path))
     if not records:
-        what = "is empty" if not text.strip() else "holds no @type{key, ...} entry that BibTeX tools would read"
+        what = (
+            "is empty"
+            if not text.strip()
+            else "holds no @type{key, ...} entry that BibTeX tools would read"
+        )
         raise BibtexError(path, [f"{path}: the file {what}; nothing to import"])
-    problems = [f"{path}:{r.line}: entry '{r.bib_key}' has no title" for r in records if not r.title]
+    problems = [
+        f"{path}:{r.line}: entry '{r.bib_key}' has no title" for r in records if not r.title
+    ]
     if problems:
         raise BibtexError(path, problems)
 
@@ -237,7 +265,9 @@ def plan_bib_import(path: Path, project: Project, force: bool = False) -> BibImp
     taxonomy = project.taxonomy()
     taken = {p.stem for p in project.entry_paths()}
     plan = BibImportPlan("papers", [], project.root)
-    seen_in_file: list[tuple[str, set[str], str]] = []  # (key, identities, title) of earlier entries
+    seen_in_file: list[
+        tuple[str, set[str], str]
+    ] = []  # (key, identities, title) of earlier entries
     for record in records:
         identities = identities_of(record)
         key = _choose_key(record, project, known, identities, taken)
@@ -245,7 +275,14 @@ def plan_bib_import(path: Path, project: Project, force: bool = False) -> BibImp
         holder = find_duplicate(known, identities, record.title, skip=project.relative(target))
         earlier = _earlier_in_file(seen_in_file, identities, record.title)
         if holder or earlier:
-            plan.skipped.append((record.bib_key, f"already recorded in {holder}" if holder else f"repeats entry '{earlier}' of this file"))
+            plan.skipped.append(
+                (
+                    record.bib_key,
+                    f"already recorded in {holder}"
+                    if holder
+                    else f"repeats entry '{earlier}' of this file",
+                )
+            )
             continue
         seen_in_file.append((record.bib_key, identities, record.title))
         taken.add(key)
@@ -253,21 +290,27 @@ def plan_bib_import(path: Path, project: Project, force: bool = False) -> BibImp
     return plan
 
 
-def _choose_key(record: BibRecord, project: Project, known, identities: set[str], taken: set[str]) -> str:
+def _choose_key(
+    record: BibRecord, project: Project, known, identities: set[str], taken: set[str]
+) -> str:
     """The .bib key in corpus form; a fresh key when it is unusable or names another paper."""
     key = corpus_key_for(record.bib_key)
     if key and KEY_PATTERN.match(key):
         existing = project.corpus_dir / f"{key}.yaml"
         if key not in taken:
             return key
-        same_paper = find_duplicate([r for r in known if r.rel == project.relative(existing)], identities, record.title)
+        same_paper = find_duplicate(
+            [r for r in known if r.rel == project.relative(existing)], identities, record.title
+        )
         if same_paper:
             return key  # a re-import of the same paper: kept, or updated with --force
     return generate_key(record.title or "", record.authors, record.year, taken)
 
 
 def _earlier_in_file(seen, identities: set[str], title: str | None) -> str | None:
-    records = [KnownRecord(key, key, frozenset(i), ids.normalize_title(t or "")) for key, i, t in seen]
+    records = [
+        KnownRecord(key, key, frozenset(i), ids.normalize_title(t or "")) for key, i, t in seen
+    ]
     holder = find_duplicate(records, identities, title or "")
     return holder.split(" (")[0] if holder else None
 
@@ -289,5 +332,7 @@ def _planned(target: Path, data: dict, force: bool) -> PlannedFile:
     text = yamlio.update_text(current_text, data, header=ENTRY_SCHEMA_LINE)
     if text == current_text:
         return PlannedFile(target, text, "unchanged")
-    changed = sorted(k for k in data if not isinstance(current, dict) or current.get(k) != data.get(k))
+    changed = sorted(
+        k for k in data if not isinstance(current, dict) or current.get(k) != data.get(k)
+    )
     return PlannedFile(target, text, "update" if force else "exists", changed)

@@ -98,7 +98,9 @@ def entry_data_from_row(row: dict[str, str], taxonomy: Taxonomy | None = None) -
         "title": row["title"].strip(),
         "authors": [latex_to_unicode(row["first_author"].strip())],
         "authors_complete": False,
-        "affiliation": None if row["affiliation"].strip() in ("", UNKNOWN_AFFILIATION) else row["affiliation"].strip(),
+        "affiliation": None
+        if row["affiliation"].strip() in ("", UNKNOWN_AFFILIATION)
+        else row["affiliation"].strip(),
         "year": parse_year(row["year"]),
         "venue": normalise_venue(taxonomy or load_taxonomy(), row["venue"].strip()),
         "identifiers": identifiers,
@@ -198,7 +200,9 @@ def _id_for_label(taxonomy: Taxonomy, axis: str, text: str) -> str:
     return text
 
 
-def read_layout(path: Path, taxonomy: Taxonomy | None = None) -> tuple[str, list[tuple[int, dict[str, str]]]]:
+def read_layout(
+    path: Path, taxonomy: Taxonomy | None = None
+) -> tuple[str, list[tuple[int, dict[str, str]]]]:
     """Detect the layout from the header; return the kind and (line number, row) pairs."""
     try:
         text = read_regular_text(path, encoding="utf-8-sig")  # no FIFO, device or symlink loop
@@ -208,7 +212,8 @@ def read_layout(path: Path, taxonomy: Taxonomy | None = None) -> tuple[str, list
     header = tuple(reader.fieldnames or ())
     extras = extra_columns(taxonomy or load_taxonomy())
     if header in (PAPERS_HEADER, PAPERS_HEADER_WITHOUT_SUMMARY) or (
-        header[: len(PAPERS_HEADER)] == PAPERS_HEADER and set(header[len(PAPERS_HEADER):]) <= set(extras)
+        header[: len(PAPERS_HEADER)] == PAPERS_HEADER
+        and set(header[len(PAPERS_HEADER) :]) <= set(extras)
     ):
         kind = "papers"
     elif header == EXCLUSIONS_HEADER:
@@ -218,8 +223,11 @@ def read_layout(path: Path, taxonomy: Taxonomy | None = None) -> tuple[str, list
             path,
             [
                 f"{path}:1: the header matches neither artifact layout",
-                "  papers:     " + ",".join(PAPERS_HEADER) + "  (one_liner may be absent; masrl's columns "
-                + ",".join(extras) + " may follow)",
+                "  papers:     "
+                + ",".join(PAPERS_HEADER)
+                + "  (one_liner may be absent; masrl's columns "
+                + ",".join(extras)
+                + " may follow)",
                 "  exclusions: " + ",".join(EXCLUSIONS_HEADER),
             ],
         )
@@ -227,7 +235,9 @@ def read_layout(path: Path, taxonomy: Taxonomy | None = None) -> tuple[str, list
     for row in reader:
         line = reader.line_num
         if None in row or any(v is None for v in row.values()):
-            raise CsvLayoutError(path, [f"{path}:{line}: the row has a different number of columns than the header"])
+            raise CsvLayoutError(
+                path, [f"{path}:{line}: the row has a different number of columns than the header"]
+            )
         rows.append((line, {name: restore_cell(value) for name, value in row.items()}))
     return kind, rows
 
@@ -238,7 +248,9 @@ def plan_import(path: Path, project: Project, force: bool = False) -> ImportPlan
     taxonomy = project.taxonomy()
     problems, planned, seen = [], [], {}
     folder = project.corpus_dir if kind == "papers" else project.exclusions_dir
-    present = set(os.listdir(folder)) if folder.is_dir() else set()  # one listing, not a stat per row
+    present = (
+        set(os.listdir(folder)) if folder.is_dir() else set()
+    )  # one listing, not a stat per row
     for line, row in rows:
         try:
             if kind == "papers":
@@ -270,7 +282,9 @@ def plan_import(path: Path, project: Project, force: bool = False) -> ImportPlan
     return ImportPlan(kind, planned, project.root)
 
 
-def _planned_file(target: Path, text: str, force: bool, data: dict | None = None, header: str | None = None) -> PlannedFile:
+def _planned_file(
+    target: Path, text: str, force: bool, data: dict | None = None, header: str | None = None
+) -> PlannedFile:
     if not target.exists() and not target.is_symlink():
         return PlannedFile(target, text, "create")
     current = read_regular_text(target, root=target.parent)
@@ -294,7 +308,11 @@ def _changed_fields(old_text: str, new_text: str) -> list[str]:
 
 def apply_plan(plan: ImportPlan) -> None:
     """Write every created or updated file; nothing outside the checkout, nothing but regular files."""
-    writes = [(planned.path, planned.text) for planned in plan.files if planned.status in ("create", "update")]
+    writes = [
+        (planned.path, planned.text)
+        for planned in plan.files
+        if planned.status in ("create", "update")
+    ]
     if plan.root is not None:
         write_many(writes, plan.root)
     else:

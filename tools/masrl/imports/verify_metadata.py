@@ -68,23 +68,51 @@ class MetadataCache:
             metadata = PaperMetadata.from_json(stored["metadata"])
             if not _well_typed(metadata):
                 return None
-        except (InputError, OSError, ValueError, KeyError, TypeError, AttributeError, RecursionError):
+        except (
+            InputError,
+            OSError,
+            ValueError,
+            KeyError,
+            TypeError,
+            AttributeError,
+            RecursionError,
+        ):
             return None
         if self.now - fetched_at > self.max_age or metadata.arxiv_id != arxiv_id:
             return None
         return metadata
 
     def put(self, metadata: PaperMetadata) -> None:
-        stored = {"fetched_at": self.now.isoformat(timespec="seconds"), "metadata": metadata.to_json()}
-        write_atomic(self.path_for(metadata.arxiv_id), json.dumps(stored, indent=2, sort_keys=True) + "\n")
+        stored = {
+            "fetched_at": self.now.isoformat(timespec="seconds"),
+            "metadata": metadata.to_json(),
+        }
+        write_atomic(
+            self.path_for(metadata.arxiv_id), json.dumps(stored, indent=2, sort_keys=True) + "\n"
+        )
 
 
 def _well_typed(metadata: PaperMetadata) -> bool:
-    texts = (metadata.arxiv_id, metadata.version, metadata.title, metadata.published, metadata.updated, metadata.abstract)
-    optional = (metadata.doi, metadata.journal_ref, metadata.primary_category, metadata.first_affiliation)
-    return (all(isinstance(t, str) for t in texts) and all(t is None or isinstance(t, str) for t in optional)
-            and all(isinstance(a, str) for a in (*metadata.authors, *metadata.raw_authors))
-            and bool(re.fullmatch(r"\d{4}-\d{2}-\d{2}", metadata.published)))
+    texts = (
+        metadata.arxiv_id,
+        metadata.version,
+        metadata.title,
+        metadata.published,
+        metadata.updated,
+        metadata.abstract,
+    )
+    optional = (
+        metadata.doi,
+        metadata.journal_ref,
+        metadata.primary_category,
+        metadata.first_affiliation,
+    )
+    return (
+        all(isinstance(t, str) for t in texts)
+        and all(t is None or isinstance(t, str) for t in optional)
+        and all(isinstance(a, str) for a in (*metadata.authors, *metadata.raw_authors))
+        and bool(re.fullmatch(r"\d{4}-\d{2}-\d{2}", metadata.published))
+    )
 
 
 # ---------------------------------------------------------------------------------------------
@@ -99,7 +127,11 @@ def comparable_title(title: str) -> str:
 
 
 def comparable_name(name: str) -> str:
-    text = unicodedata.normalize("NFKD", latex_to_unicode(name)).encode("ascii", "ignore").decode("ascii")
+    text = (
+        unicodedata.normalize("NFKD", latex_to_unicode(name))
+        .encode("ascii", "ignore")
+        .decode("ascii")
+    )
     return re.sub(r"[^a-z0-9]+", "", text.casefold())
 
 
@@ -157,32 +189,65 @@ class Note:
         return f"{self.rel}:{self.line}: note: {self.message}"
 
 
-def compare_entry(rel: str, record: RawRecord, metadata: PaperMetadata) -> tuple[list[Mismatch], list[Note]]:
+def compare_entry(
+    rel: str, record: RawRecord, metadata: PaperMetadata
+) -> tuple[list[Mismatch], list[Note]]:
     data = record.data
     key = str(data.get("key", record.path.stem))
     mismatches, notes = [], []
 
     def mismatch(kind, keys, corpus_value, arxiv_value, fix):
-        mismatches.append(Mismatch(rel, record.line_of(*keys), key, kind, metadata.arxiv_id,
-                                   str(corpus_value), str(arxiv_value), fix))
+        mismatches.append(
+            Mismatch(
+                rel,
+                record.line_of(*keys),
+                key,
+                kind,
+                metadata.arxiv_id,
+                str(corpus_value),
+                str(arxiv_value),
+                fix,
+            )
+        )
 
     title = data.get("title")
     if isinstance(title, str) and comparable_title(title) != comparable_title(metadata.title):
-        mismatch("title", ("title",), title, f"{metadata.title} ({metadata.version})", yaml_line("title", metadata.title))
+        mismatch(
+            "title",
+            ("title",),
+            title,
+            f"{metadata.title} ({metadata.version})",
+            yaml_line("title", metadata.title),
+        )
 
     year = data.get("year")
     if isinstance(year, int) and not isinstance(year, bool):
         # A paper cited in its arXiv version carries the year of the first version; one cited
         # at a venue may carry a later year, but never an earlier one.
-        wrong = year != metadata.year if cites_arxiv_version(data.get("venue")) else year < metadata.year
+        wrong = (
+            year != metadata.year
+            if cites_arxiv_version(data.get("venue"))
+            else year < metadata.year
+        )
         if wrong:
-            mismatch("year", ("year",), year, f"{metadata.year} (v1 of {metadata.published})", yaml_line("year", metadata.year))
+            mismatch(
+                "year",
+                ("year",),
+                year,
+                f"{metadata.year} (v1 of {metadata.published})",
+                yaml_line("year", metadata.year),
+            )
 
     authors = data.get("authors")
     if isinstance(authors, list) and authors and isinstance(authors[0], str) and metadata.authors:
         if not same_first_author(authors[0], metadata.authors[0]):
-            mismatch("first_author", ("authors", 0), authors[0], metadata.authors[0],
-                     yamlio.dumps([metadata.authors[0]]).rstrip("\n"))
+            mismatch(
+                "first_author",
+                ("authors", 0),
+                authors[0],
+                metadata.authors[0],
+                yamlio.dumps([metadata.authors[0]]).rstrip("\n"),
+            )
 
     return mismatches, notes
 
@@ -199,18 +264,24 @@ class Update:
     old: str | None  # what the entry records
     new: str  # what arXiv says
     updated: str  # date of arXiv's latest version
-    applicable: bool  # a newer version, or a value where the entry has none; a differing value is not
+    applicable: (
+        bool  # a newer version, or a value where the entry has none; a differing value is not
+    )
     applied: bool = False
 
     def as_text(self) -> str:
         what = {
             "latest_version": f"new arXiv version {self.new} of {self.arxiv_id} (updated {self.updated}); "
-                              f"the entry records {self.old}",
+            f"the entry records {self.old}",
             "journal_ref": f"journal reference on arXiv for {self.arxiv_id}: {self.new}",
             "identifiers.doi": f"DOI on arXiv for {self.arxiv_id}: {self.new}",
         }[self.field]
         if self.field != "latest_version":
-            what += "; the entry records none" if self.old is None else f"; the entry records {self.old}"
+            what += (
+                "; the entry records none"
+                if self.old is None
+                else f"; the entry records {self.old}"
+            )
         lines = [f"{self.rel}:{self.line}: {what}"]
         if not self.applicable:
             lines.append("    check by hand which one the entry should cite (not written over)")
@@ -230,10 +301,14 @@ def _version_number(value: object) -> int | None:
 
 
 def _comparable_doi(value: str) -> str:
-    return re.sub(r"^(https?://(dx\.)?doi\.org/|doi:)", "", value.strip(), flags=re.IGNORECASE).casefold()
+    return re.sub(
+        r"^(https?://(dx\.)?doi\.org/|doi:)", "", value.strip(), flags=re.IGNORECASE
+    ).casefold()
 
 
-def entry_news(rel: str, record: RawRecord, metadata: PaperMetadata) -> tuple[list[Update], list[Note]]:
+def entry_news(
+    rel: str, record: RawRecord, metadata: PaperMetadata
+) -> tuple[list[Update], list[Note]]:
     """New versions, journal references and DOIs arXiv has for an entry; a venue note when the
     entry is still cited as 'arXiv' although arXiv records a publication."""
     data = record.data
@@ -241,18 +316,33 @@ def entry_news(rel: str, record: RawRecord, metadata: PaperMetadata) -> tuple[li
     updates, notes = [], []
 
     def update(field_name, keys, old, new, applicable):
-        updates.append(Update(rel, record.line_of(*keys), key, metadata.arxiv_id, field_name, old, new,
-                              metadata.updated, applicable))
+        updates.append(
+            Update(
+                rel,
+                record.line_of(*keys),
+                key,
+                metadata.arxiv_id,
+                field_name,
+                old,
+                new,
+                metadata.updated,
+                applicable,
+            )
+        )
 
     recorded = _version_number(data.get("latest_version"))
     latest = _version_number(metadata.version)
     if recorded is not None and latest is not None and recorded < latest:
-        update("latest_version", ("latest_version",), data["latest_version"], metadata.version, True)
+        update(
+            "latest_version", ("latest_version",), data["latest_version"], metadata.version, True
+        )
 
     journal_ref = data.get("journal_ref")
     if metadata.journal_ref:
         if journal_ref is None:  # a field left out is pointed at where it goes
-            where = next((name for name in ("journal_ref", *_JOURNAL_REF_AFTER) if name in data), "key")
+            where = next(
+                (name for name in ("journal_ref", *_JOURNAL_REF_AFTER) if name in data), "key"
+            )
             update("journal_ref", (where,), None, metadata.journal_ref, True)
         elif isinstance(journal_ref, str) and " ".join(journal_ref.split()) != metadata.journal_ref:
             update("journal_ref", ("journal_ref",), journal_ref, metadata.journal_ref, False)
@@ -267,8 +357,13 @@ def entry_news(rel: str, record: RawRecord, metadata: PaperMetadata) -> tuple[li
 
     if (metadata.journal_ref or metadata.doi) and cites_arxiv_version(data.get("venue")):
         published = metadata.journal_ref or f"DOI {metadata.doi}"
-        notes.append(Note(rel, record.line_of("venue"),
-                          f"published since as {published}; the venue still says '{data['venue']}': check venue and year"))
+        notes.append(
+            Note(
+                rel,
+                record.line_of("venue"),
+                f"published since as {published}; the venue still says '{data['venue']}': check venue and year",
+            )
+        )
     return updates, notes
 
 
@@ -303,8 +398,10 @@ class VerifyReport:
         )
         if self.updates:
             applied = sum(u.applied for u in self.updates)
-            counts += (f"; {len(self.updates)} update(s) from arXiv ({len(self.applicable)} to write, {applied} written, "
-                       f"{len(self.updates) - len(self.applicable)} to check by hand)")
+            counts += (
+                f"; {len(self.updates)} update(s) from arXiv ({len(self.applicable)} to write, {applied} written, "
+                f"{len(self.updates) - len(self.applicable)} to check by hand)"
+            )
         if self.mismatches:
             return f"verify-metadata: {len(self.mismatches)} mismatch(es); {counts}"
         return f"verify-metadata: ok; {counts}"
@@ -319,7 +416,9 @@ def entries_with_arxiv_ids(project: Project) -> tuple[list[tuple[str, RawRecord,
         identifiers = record.data.get("identifiers")
         arxiv_id = identifiers.get("arxiv") if isinstance(identifiers, dict) else None
         if isinstance(arxiv_id, str) and ids.is_arxiv_id(arxiv_id):
-            with_ids.append((project.relative(record.path), record, ids.strip_arxiv_version(arxiv_id)))
+            with_ids.append(
+                (project.relative(record.path), record, ids.strip_arxiv_version(arxiv_id))
+            )
         else:
             without.append(str(record.data.get("key", record.path.stem)))
     return with_ids, without
@@ -338,7 +437,9 @@ def verify_metadata(
     progress_start(total) is called once with the number of ids to fetch and returns a callback
     that is given the size of each finished batch (the CLI plugs a tqdm bar in here).
     """
-    cache = cache or MetadataCache(default_cache_dir(project), dt.timedelta(days=DEFAULT_MAX_AGE_DAYS))
+    cache = cache or MetadataCache(
+        default_cache_dir(project), dt.timedelta(days=DEFAULT_MAX_AGE_DAYS)
+    )
     items, without = entries_with_arxiv_ids(project)
     report = VerifyReport(skipped=sorted(without))
 
@@ -363,8 +464,18 @@ def verify_metadata(
         report.checked += 1
         metadata = known.get(arxiv_id)
         if metadata is None:
-            report.mismatches.append(Mismatch(rel, record.line_of("identifiers", "arxiv"), record.path.stem, "unknown_id",
-                                              arxiv_id, arxiv_id, "", "check identifiers.arxiv against the paper's arXiv page"))
+            report.mismatches.append(
+                Mismatch(
+                    rel,
+                    record.line_of("identifiers", "arxiv"),
+                    record.path.stem,
+                    "unknown_id",
+                    arxiv_id,
+                    arxiv_id,
+                    "",
+                    "check identifiers.arxiv against the paper's arXiv page",
+                )
+            )
             continue
         mismatches, notes = compare_entry(rel, record, metadata)
         updates, news_notes = entry_news(rel, record, metadata)
@@ -437,7 +548,9 @@ def apply_updates(project: Project, report: VerifyReport) -> list[Path]:
             done.append(index)
         if not done:
             continue
-        write_atomic(path, yamlio.update_text(text, changed, header=ENTRY_SCHEMA_LINE), root=project.root)
+        write_atomic(
+            path, yamlio.update_text(text, changed, header=ENTRY_SCHEMA_LINE), root=project.root
+        )
         for index in done:
             report.updates[index] = replace(report.updates[index], applied=True)
         written.append(path)

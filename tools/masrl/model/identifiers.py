@@ -33,9 +33,14 @@ def check_file_stem(value, kind: str = "key") -> str | None:
     pattern, example = (KEY_PATTERN, "magrpo2025") if kind == "key" else (RECORD_ID_PATTERN, "E033")
     if not isinstance(value, str) or len(value) > MAX_STEM_LENGTH or not pattern.fullmatch(value):
         shown = repr(value)[:60]
-        rule = ("only lower-case letters, digits and inner dashes" if kind == "key"
-                else "E followed by at least three digits")
-        return f"the {kind.replace('_', ' ')} {shown} cannot name a file: use {rule} (e.g. {example})"
+        rule = (
+            "only lower-case letters, digits and inner dashes"
+            if kind == "key"
+            else "E followed by at least three digits"
+        )
+        return (
+            f"the {kind.replace('_', ' ')} {shown} cannot name a file: use {rule} (e.g. {example})"
+        )
     return None
 
 
@@ -88,7 +93,9 @@ def check_url(url: str) -> str | None:
     except ValueError as exc:
         return f"cannot be parsed ({exc})"
     if parsed.scheme.lower() not in ("http", "https"):
-        return f"uses the scheme '{parsed.scheme or '(none)'}'; only http and https links are allowed"
+        return (
+            f"uses the scheme '{parsed.scheme or '(none)'}'; only http and https links are allowed"
+        )
     if "." not in (parsed.hostname or ""):
         return "has no valid host name"
     return None
@@ -110,7 +117,9 @@ def check_record_identifier(value: str) -> str | None:
         prefix, rest = value.split(":", 1)
         known = _PREFIXED.get(prefix.lower())
         if known is None:
-            return f"has the unknown prefix '{prefix}'; use one of arXiv, OpenReview, ACL, github, doi"
+            return (
+                f"has the unknown prefix '{prefix}'; use one of arXiv, OpenReview, ACL, github, doi"
+            )
         check, example = known
         return None if check(rest) else f"is not a well-formed {prefix} identifier (e.g. {example})"
     if LOCAL_ID.match(value):
@@ -118,7 +127,9 @@ def check_record_identifier(value: str) -> str | None:
     return "is neither a prefixed identifier (arXiv:..., OpenReview:..., ACL:..., github:..., doi:...) nor an upper-case local id such as DEVIN-DOCS"
 
 
-def normalized_keys(identifiers: dict | None, record_identifier: str | None = None, urls=()) -> set[str]:
+def normalized_keys(
+    identifiers: dict | None, record_identifier: str | None = None, urls=()
+) -> set[str]:
     """Comparable identity keys ('arxiv:2305.14325', 'doi:10.x/y', ...) for duplicate detection."""
     keys: set[str] = set()
     identifiers = identifiers or {}
@@ -154,10 +165,23 @@ TITLE_SIMILARITY = 95  # rapidfuzz ratio at or above which two titles count as t
 
 
 _ROMAN = {"ii", "iii", "iv", "vi", "vii", "viii", "ix", "xi", "xii"}
-_SERIES_WORDS = {"part", "volume", "vol", "chapter", "phase", "stage", "round", "season", "episode", "book"}
+_SERIES_WORDS = {
+    "part",
+    "volume",
+    "vol",
+    "chapter",
+    "phase",
+    "stage",
+    "round",
+    "season",
+    "episode",
+    "book",
+}
 
 
-@functools.lru_cache(maxsize=65536)  # each title is compared with several candidates during validation
+@functools.lru_cache(
+    maxsize=65536
+)  # each title is compared with several candidates during validation
 def distinguishing_tokens(normalized: str) -> tuple[str, ...]:
     """Numbers and version tokens of a normalised title: 'qwen3', '2', 'v2', 'ii', 'part i'.
 

@@ -116,7 +116,9 @@ def read_records(paths: list[Path]) -> list[RawRecord]:
         except yamlio.YamlError as exc:
             records.append(RawRecord(path, None, exc))
         except OSError as exc:
-            records.append(RawRecord(path, None, yamlio.YamlError(f"cannot read the file: {exc.strerror}")))
+            records.append(
+                RawRecord(path, None, yamlio.YamlError(f"cannot read the file: {exc.strerror}"))
+            )
     return records
 
 

@@ -68,51 +68,107 @@ def _core(kind: str, position: int, description: str, annotation: Any = str, *, 
 
 
 ENTRY_CORE = {
-    "key": _core("key", 1, "Unique key; the file is corpus/<key>.yaml. Lower case, digits and dashes."),
+    "key": _core(
+        "key", 1, "Unique key; the file is corpus/<key>.yaml. Lower case, digits and dashes."
+    ),
     "title": _core("text", 2, "Title as published."),
-    "authors": _core("authors", 3, "Authors in order, first author first, as 'Surname, Given' or an organisation name.",
-                     tuple[str, ...]),
-    "authors_complete": _core("bool", 4, "false when the author list is cut short (BibTeX 'and others').", bool),
-    "affiliation": _core("str", 5, "Affiliation of the first author or team; null when unknown.", str | None),
+    "authors": _core(
+        "authors",
+        3,
+        "Authors in order, first author first, as 'Surname, Given' or an organisation name.",
+        tuple[str, ...],
+    ),
+    "authors_complete": _core(
+        "bool", 4, "false when the author list is cut short (BibTeX 'and others').", bool
+    ),
+    "affiliation": _core(
+        "str", 5, "Affiliation of the first author or team; null when unknown.", str | None
+    ),
     "year": _core("int", 6, "Year of the version the survey cites.", int),
-    "venue": _core("venue", 7, "Venue as cited: a label of taxonomy/venues.yaml, optionally with the venue's year, "
-                               "e.g. 'NeurIPS 2025', 'arXiv', 'Blog'."),
-    "identifiers": _core("identifiers", 8, "Persistent identifiers: arxiv, doi, openreview (null where none).",
-                         dict[str, str | None]),
+    "venue": _core(
+        "venue",
+        7,
+        "Venue as cited: a label of taxonomy/venues.yaml, optionally with the venue's year, "
+        "e.g. 'NeurIPS 2025', 'arXiv', 'Blog'.",
+    ),
+    "identifiers": _core(
+        "identifiers",
+        8,
+        "Persistent identifiers: arxiv, doi, openreview (null where none).",
+        dict[str, str | None],
+    ),
     "urls": _core("urls", 9, "Links to the work, primary link first.", tuple[str, ...]),
-    "code": _core("url", 9, "Code repository named on the abstract page; null when none.", str | None, default=None),
+    "code": _core(
+        "url",
+        9,
+        "Code repository named on the abstract page; null when none.",
+        str | None,
+        default=None,
+    ),
     "sub_decision_evidence": _core(
-        "evidence", 25, "For each sub-decision tag, one line in our own words: which part of the method learns or fixes it.",
-        dict[str, str] | None, default=None),
+        "evidence",
+        25,
+        "For each sub-decision tag, one line in our own words: which part of the method learns or fixes it.",
+        dict[str, str] | None,
+        default=None,
+    ),
     "summary": _core("text", 30, "One sentence, in our own words, on what the work does."),
-    "notes": _core("str", 31, "Curator notes in our own words; may be empty.", str | None, default=None),
-    "latest_version": _core("version", 32, "Latest arXiv version seen, e.g. v3.", str | None, default=None),
-    "primary_category": _core("str", 33, "arXiv primary category, e.g. cs.LG.", str | None, default=None),
-    "journal_ref": _core("str", 34, "Journal reference reported by arXiv.", str | None, default=None),
+    "notes": _core(
+        "str", 31, "Curator notes in our own words; may be empty.", str | None, default=None
+    ),
+    "latest_version": _core(
+        "version", 32, "Latest arXiv version seen, e.g. v3.", str | None, default=None
+    ),
+    "primary_category": _core(
+        "str", 33, "arXiv primary category, e.g. cs.LG.", str | None, default=None
+    ),
+    "journal_ref": _core(
+        "str", 34, "Journal reference reported by arXiv.", str | None, default=None
+    ),
     "added": _core("date", 35, "Date the entry entered the corpus, YYYY-MM-DD."),
-    "round": _core("str", 36, "Screening round that brought the entry (an id from screening/rounds.yaml)."),
+    "round": _core(
+        "str", 36, "Screening round that brought the entry (an id from screening/rounds.yaml)."
+    ),
     "screened_by": _core("str", 37, "Who screened it (free text).", str | None, default=None),
     "corrections": _core(
-        "corrections", 40,
+        "corrections",
+        40,
         "Tags corrected after publication: field, the published value and the reason; the frozen snapshot keeps the published one.",
-        tuple[dict[str, Any], ...], default=()),
+        tuple[dict[str, Any], ...],
+        default=(),
+    ),
 }
 
 EXCLUSION_CORE = {
-    "record_id": _core("record_id", 1, "Record id, E followed by digits; the file is exclusions/<record_id>.yaml."),
+    "record_id": _core(
+        "record_id", 1, "Record id, E followed by digits; the file is exclusions/<record_id>.yaml."
+    ),
     "title": _core("text", 4, "Title or label of the screened record."),
-    "identifier": _core("record_identifier", 5,
-                        "Prefixed identifier (arXiv:..., OpenReview:..., ACL:..., github:...) or a local id."),
+    "identifier": _core(
+        "record_identifier",
+        5,
+        "Prefixed identifier (arXiv:..., OpenReview:..., ACL:..., github:...) or a local id.",
+    ),
     "url": _core("url", 6, "Link to the record."),
     "date_screened": _core("date", 7, "Date of the screening decision, YYYY-MM-DD."),
     "rationale": _core("text", 10, "One or two sentences, in our own words, on why it is out."),
-    "round": _core("str", 11, "Screening round of the decision (an id from screening/rounds.yaml)."),
+    "round": _core(
+        "str", 11, "Screening round of the decision (an id from screening/rounds.yaml)."
+    ),
     "screened_by": _core("str", 12, "Who screened it (free text).", str | None, default=None),
 }
 
 # Fields that may be left out of a file although the model gives them a default.
-_NULLABLE_CORE = {"code", "affiliation", "notes", "latest_version", "primary_category", "journal_ref", "sub_decision_evidence",
-                  "screened_by"}
+_NULLABLE_CORE = {
+    "code",
+    "affiliation",
+    "notes",
+    "latest_version",
+    "primary_category",
+    "journal_ref",
+    "sub_decision_evidence",
+    "screened_by",
+}
 # The tag field an evidence mapping documents.
 EVIDENCE_OF = {"sub_decision_evidence": "sub_decisions"}
 
@@ -199,7 +255,10 @@ def _models(taxonomy: Taxonomy) -> tuple[type[Entry], type[Exclusion]]:
     # Building a model takes milliseconds; taxonomies with the same axes share one pair.
     key = taxonomy.fingerprint
     if key not in _MODELS:
-        _MODELS[key] = (_build(Entry, ENTRY_CORE, taxonomy), _build(Exclusion, EXCLUSION_CORE, taxonomy))
+        _MODELS[key] = (
+            _build(Entry, ENTRY_CORE, taxonomy),
+            _build(Exclusion, EXCLUSION_CORE, taxonomy),
+        )
     return _MODELS[key]
 
 
@@ -218,9 +277,15 @@ def record_specs(model: type[Record]) -> tuple[FieldSpec, ...]:
     for name, info in model.model_fields.items():
         kind = next(m for m in info.metadata if isinstance(m, Kind))
         axis = next((m for m in info.metadata if isinstance(m, str)), None)
-        nullable = name in _NULLABLE_CORE or (axis is not None and kind.kind == "tag" and _allows_none(info))
+        nullable = name in _NULLABLE_CORE or (
+            axis is not None and kind.kind == "tag" and _allows_none(info)
+        )
         required = info.is_required()
-        specs.append(FieldSpec(name, kind.kind, info.description or "", required, axis, nullable, kind.position))
+        specs.append(
+            FieldSpec(
+                name, kind.kind, info.description or "", required, axis, nullable, kind.position
+            )
+        )
     return tuple(specs)
 
 
@@ -249,15 +314,21 @@ def _instance(model: type[Record], values: dict, path: Path | None) -> Record:
             raise
         # Work in progress (validate --allow-placeholders): the checker has reported every TODO
         # already, so the record is built as it stands, lists as tuples like a validated one.
-        record = model.model_construct(**{k: tuple(v) if isinstance(v, list) else v for k, v in values.items()})
+        record = model.model_construct(
+            **{k: tuple(v) if isinstance(v, list) else v for k, v in values.items()}
+        )
     return _with_path(record, path)
 
 
 def _holds_placeholder(values: dict) -> bool:
-    return any(v == PLACEHOLDER or (isinstance(v, list) and PLACEHOLDER in v) for v in values.values())
+    return any(
+        v == PLACEHOLDER or (isinstance(v, list) and PLACEHOLDER in v) for v in values.values()
+    )
 
 
-def entry_from_data(data: dict, path: Path | None = None, taxonomy: Taxonomy | None = None) -> Entry:
+def entry_from_data(
+    data: dict, path: Path | None = None, taxonomy: Taxonomy | None = None
+) -> Entry:
     """Build an Entry from loaded YAML that has passed validation."""
     model = entry_model(taxonomy or load_taxonomy())
     identifiers = data.get("identifiers") or {}
@@ -266,7 +337,9 @@ def entry_from_data(data: dict, path: Path | None = None, taxonomy: Taxonomy | N
     return _instance(model, values, path)
 
 
-def exclusion_from_data(data: dict, path: Path | None = None, taxonomy: Taxonomy | None = None) -> Exclusion:
+def exclusion_from_data(
+    data: dict, path: Path | None = None, taxonomy: Taxonomy | None = None
+) -> Exclusion:
     model = exclusion_model(taxonomy or load_taxonomy())
     values = {name: data[name] for name in model.model_fields if name in data}
     return _instance(model, values, path)

@@ -45,7 +45,12 @@ def _field_schema(spec: FieldSpec, taxonomy: Taxonomy) -> dict:
     elif kind == "record_id":
         schema = {"type": "string", "pattern": RECORD_ID_PATTERN.pattern}
     elif kind == "text":
-        schema = {"type": "string", "minLength": 1, "pattern": r"^[^\n]*\S[^\n]*$", "not": {"const": PLACEHOLDER}}
+        schema = {
+            "type": "string",
+            "minLength": 1,
+            "pattern": r"^[^\n]*\S[^\n]*$",
+            "not": {"const": PLACEHOLDER},
+        }
     elif kind == "str":
         schema = {"type": "string"}
     elif kind == "int":
@@ -59,7 +64,11 @@ def _field_schema(spec: FieldSpec, taxonomy: Taxonomy) -> dict:
     elif kind == "authors":
         schema = {"type": "array", "minItems": 1, "items": {"type": "string", "minLength": 1}}
     elif kind == "urls":
-        schema = {"type": "array", "minItems": 1, "items": {"type": "string", "pattern": URL_PATTERN}}
+        schema = {
+            "type": "array",
+            "minItems": 1,
+            "items": {"type": "string", "pattern": URL_PATTERN},
+        }
     elif kind == "url":
         schema = {"type": "string", "pattern": URL_PATTERN}
     elif kind == "evidence":
@@ -69,13 +78,21 @@ def _field_schema(spec: FieldSpec, taxonomy: Taxonomy) -> dict:
             "type": "object",
             "additionalProperties": False,
             "required": ["field", "reason"],
-            "properties": {"field": {"type": "string"}, "published": {}, "reason": {"type": "string", "minLength": 1},
-                           "round": {"type": "string"}},
+            "properties": {
+                "field": {"type": "string"},
+                "published": {},
+                "reason": {"type": "string", "minLength": 1},
+                "round": {"type": "string"},
+            },
         }
         schema = {"type": "array", "items": item}
     elif kind == "venue":
         axis = venue_axis(taxonomy)
-        schema = {"type": "string", "pattern": venue_pattern(axis)} if axis else {"type": "string", "minLength": 1}
+        schema = (
+            {"type": "string", "pattern": venue_pattern(axis)}
+            if axis
+            else {"type": "string", "minLength": 1}
+        )
         if axis:
             schema["examples"] = [v.label for v in axis.values]
     elif kind == "record_identifier":
@@ -86,28 +103,50 @@ def _field_schema(spec: FieldSpec, taxonomy: Taxonomy) -> dict:
             "type": "object",
             "additionalProperties": False,
             "properties": {
-                "arxiv": {"type": ["string", "null"], "pattern": arxiv, "description": "arXiv id, e.g. 2508.04652"},
-                "doi": {"type": ["string", "null"], "pattern": ids.DOI.pattern, "description": "DOI, e.g. 10.1287/moor.27.4.819.297"},
-                "openreview": {"type": ["string", "null"], "pattern": ids.OPENREVIEW.pattern, "description": "OpenReview forum id"},
+                "arxiv": {
+                    "type": ["string", "null"],
+                    "pattern": arxiv,
+                    "description": "arXiv id, e.g. 2508.04652",
+                },
+                "doi": {
+                    "type": ["string", "null"],
+                    "pattern": ids.DOI.pattern,
+                    "description": "DOI, e.g. 10.1287/moor.27.4.819.297",
+                },
+                "openreview": {
+                    "type": ["string", "null"],
+                    "pattern": ids.OPENREVIEW.pattern,
+                    "description": "OpenReview forum id",
+                },
             },
         }
     else:  # pragma: no cover - a new kind must be taught here
         raise ValueError(f"no schema for field kind {kind}")
-    if spec.nullable and kind not in ("tag",) and "type" in schema and isinstance(schema["type"], str):
+    if (
+        spec.nullable
+        and kind not in ("tag",)
+        and "type" in schema
+        and isinstance(schema["type"], str)
+    ):
         schema["type"] = [schema["type"], "null"]
     return {"description": spec.description, **schema}
 
 
 def _condition_schema(condition: Condition) -> dict:
     if condition.allowed == "*":
-        return {"required": [condition.field], "properties": {condition.field: {"not": {"enum": [None, []]}}}}
+        return {
+            "required": [condition.field],
+            "properties": {condition.field: {"not": {"enum": [None, []]}}},
+        }
     if condition.allowed == "-":
         return {"properties": {condition.field: {"enum": [None, []]}}}
     allowed = list(condition.allowed)
     return {
         "required": [condition.field],
         "properties": {
-            condition.field: {"anyOf": [{"enum": allowed}, {"type": "array", "contains": {"enum": allowed}}]}
+            condition.field: {
+                "anyOf": [{"enum": allowed}, {"type": "array", "contains": {"enum": allowed}}]
+            }
         },
     }
 
@@ -139,7 +178,9 @@ def entry_schema(taxonomy: Taxonomy) -> dict:
 
 
 def exclusion_schema(taxonomy: Taxonomy) -> dict:
-    return _record_schema("masrl exclusion record", exclusion_specs(taxonomy), taxonomy, with_rules=False)
+    return _record_schema(
+        "masrl exclusion record", exclusion_specs(taxonomy), taxonomy, with_rules=False
+    )
 
 
 def render(schema: dict) -> str:

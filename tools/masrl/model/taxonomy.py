@@ -88,7 +88,9 @@ class Condition:
 
     def holds(self, record: dict) -> bool:
         value = record.get(self.field)
-        values = [v for v in value] if isinstance(value, list) else ([] if value is None else [value])
+        values = (
+            [v for v in value] if isinstance(value, list) else ([] if value is None else [value])
+        )
         if self.allowed == "*":
             return bool(values)
         if self.allowed == "-":
@@ -144,7 +146,9 @@ class Taxonomy:
 
     def record_axes(self, record: str) -> tuple[Axis, ...]:
         """The axes a record kind ("entry", "exclusion") carries, in field order."""
-        carried = [a for a in self.axes.values() if a.record_field and record in a.record_field.records]
+        carried = [
+            a for a in self.axes.values() if a.record_field and record in a.record_field.records
+        ]
         return tuple(sorted(carried, key=lambda a: a.record_field.position))
 
     @cached_property
@@ -158,14 +162,22 @@ class Taxonomy:
 
     def shown(self, place: str, record: str = "entry") -> tuple[str, ...]:
         """Field names shown in one place (stats, tags, facet, column, chip), in its order."""
-        placed = [a for a in self.axes.values() if place in a.show and a.field_name
-                  and (record in a.record_field.records if a.record_field else record == "entry")]
+        placed = [
+            a
+            for a in self.axes.values()
+            if place in a.show
+            and a.field_name
+            and (record in a.record_field.records if a.record_field else record == "entry")
+        ]
         return tuple(a.field_name for a in sorted(placed, key=lambda a: a.show[place]))
 
     def crosstabs(self) -> tuple[tuple[str, str], ...]:
         """(row field, column field) of every declared cross-tab, in their order."""
-        pairs = [(c["order"], a.field_name, str(c["with"])) for a in self.axes.values()
-                 for c in a.show.get("crosstabs", [])]
+        pairs = [
+            (c["order"], a.field_name, str(c["with"]))
+            for a in self.axes.values()
+            for c in a.show.get("crosstabs", [])
+        ]
         return tuple((row, column) for _, row, column in sorted(pairs))
 
     def unused_value_fields(self) -> tuple[str, ...]:
@@ -207,26 +219,49 @@ def _load_axis(path: Path) -> Axis:
         if missing:
             raise TaxonomyError(f"{path}:{line}: value is missing {', '.join(missing)}")
         extra = {k: v for k, v in item.items() if k not in ("id", "label", "definition", "order")}
-        values.append(Value(str(item["id"]), str(item["label"]), str(item["definition"]), int(item["order"]), extra))
+        values.append(
+            Value(
+                str(item["id"]),
+                str(item["label"]),
+                str(item["definition"]),
+                int(item["order"]),
+                extra,
+            )
+        )
     field_decl = _field_decl(raw.get("field"), path, raw.line_of("field") if "field" in raw else 1)
     derived = raw.get("derived") or {}
     show = dict(raw.get("show") or {})
     for place in SHOW_PLACES:
         if place in show and (isinstance(show[place], bool) or not isinstance(show[place], int)):
-            raise TaxonomyError(f"{path}:{raw['show'].line_of(place)}: show.{place} must be a whole number (its place in that list)")
+            raise TaxonomyError(
+                f"{path}:{raw['show'].line_of(place)}: show.{place} must be a whole number (its place in that list)"
+            )
     orders = [v.order for v in values]
     if orders != list(range(1, len(values) + 1)):
-        raise TaxonomyError(f"{path}: orders must run 1..{len(values)} in file order, found {orders}")
+        raise TaxonomyError(
+            f"{path}: orders must run 1..{len(values)} in file order, found {orders}"
+        )
     ids = [v.id for v in values]
     if len(set(ids)) != len(ids):
         raise TaxonomyError(f"{path}: value ids must be unique, found {ids}")
     if raw.get("axis", path.stem) != path.stem:
-        raise TaxonomyError(f"{path}:1: axis '{raw.get('axis')}' differs from the file name", hint=f"write axis: {path.stem}")
+        raise TaxonomyError(
+            f"{path}:1: axis '{raw.get('axis')}' differs from the file name",
+            hint=f"write axis: {path.stem}",
+        )
     order = raw.get("order", 0)
     if isinstance(order, bool) or not isinstance(order, int):
         raise TaxonomyError(f"{path}:1: order must be a whole number (the axis's place among axes)")
-    return Axis(path.stem, str(raw.get("label", path.stem)), str(raw.get("description", "")), tuple(values),
-                order, field_decl, derived.get("name"), show)
+    return Axis(
+        path.stem,
+        str(raw.get("label", path.stem)),
+        str(raw.get("description", "")),
+        tuple(values),
+        order,
+        field_decl,
+        derived.get("name"),
+        show,
+    )
 
 
 def _field_decl(raw: Any, path: Path, line: int) -> FieldDecl | None:
@@ -237,7 +272,9 @@ def _field_decl(raw: Any, path: Path, line: int) -> FieldDecl | None:
         raise TaxonomyError(f"{where}: field must be a mapping with at least a name")
     records = raw.get("records", ["entry"])
     if not isinstance(records, list) or not records or any(r not in RECORD_KINDS for r in records):
-        raise TaxonomyError(f"{where}: field.records must list record kinds among {list(RECORD_KINDS)}")
+        raise TaxonomyError(
+            f"{where}: field.records must list record kinds among {list(RECORD_KINDS)}"
+        )
     flags = {}
     for name, default in (("many", False), ("nullable", False), ("required", True)):
         flags[name] = raw.get(name, default)
@@ -246,8 +283,15 @@ def _field_decl(raw: Any, path: Path, line: int) -> FieldDecl | None:
     position = raw.get("position", 99)
     if isinstance(position, bool) or not isinstance(position, int):
         raise TaxonomyError(f"{where}: field.position must be a whole number")
-    return FieldDecl(raw["name"], tuple(records), flags["many"], flags["nullable"], flags["required"],
-                     position, str(raw.get("description", "")))
+    return FieldDecl(
+        raw["name"],
+        tuple(records),
+        flags["many"],
+        flags["nullable"],
+        flags["required"],
+        position,
+        str(raw.get("description", "")),
+    )
 
 
 def _load_rules(path: Path) -> tuple[Rule, ...]:
@@ -283,8 +327,11 @@ _LOADED: dict[str, tuple[tuple, Taxonomy]] = {}
 
 def _fingerprint(directory: Path) -> tuple | None:
     try:
-        return tuple((p.name, st.st_mtime_ns, st.st_size, st.st_ino)
-                     for p in sorted(directory.iterdir()) for st in (p.lstat(),))
+        return tuple(
+            (p.name, st.st_mtime_ns, st.st_size, st.st_ino)
+            for p in sorted(directory.iterdir())
+            for st in (p.lstat(),)
+        )
     except OSError:
         return None
 
@@ -323,13 +370,18 @@ _BY_CONTENT: dict[tuple, Taxonomy] = {}
 
 def _contents(directory: Path) -> tuple | None:
     try:
-        return tuple((path.name, files.read_regular_bytes(path, directory)) for path in sorted(directory.glob("*.yaml")))
+        return tuple(
+            (path.name, files.read_regular_bytes(path, directory))
+            for path in sorted(directory.glob("*.yaml"))
+        )
     except (OSError, InputError):
         return None  # read as usual, which reports the problem with its file
 
 
 def _read_taxonomy(directory: Path) -> Taxonomy:
-    loaded = [_load_axis(path) for path in sorted(directory.glob("*.yaml")) if path.name not in NOT_AXES]
+    loaded = [
+        _load_axis(path) for path in sorted(directory.glob("*.yaml")) if path.name not in NOT_AXES
+    ]
     axes = {axis.name: axis for axis in sorted(loaded, key=lambda a: (a.order, a.name))}
     for required in ("categories", "reward_families", "reward_types"):
         if required not in axes:
@@ -338,7 +390,9 @@ def _read_taxonomy(directory: Path) -> Taxonomy:
     seen: dict[str, str] = {}
     for name, axis_name in fields:
         if name in seen:
-            raise TaxonomyError(f"{directory / (axis_name + '.yaml')}: field '{name}' is already carried by axis {seen[name]}")
+            raise TaxonomyError(
+                f"{directory / (axis_name + '.yaml')}: field '{name}' is already carried by axis {seen[name]}"
+            )
         seen[name] = axis_name
     families = set(axes["reward_families"].ids)
     for value in axes["reward_types"].values:

@@ -22,7 +22,9 @@ def _line(node: Any, key: str | int | None = None) -> int:
 def axis_problem(path: Path, raw: Any) -> str | None:
     """None when ``raw`` has the shape of a vocabulary file; else 'path:line: what is wrong'."""
     if not isinstance(raw, dict) or not isinstance(raw.get("values"), list):
-        return f"{path}:1: expected a mapping with keys axis, label, description and a list of values"
+        return (
+            f"{path}:1: expected a mapping with keys axis, label, description and a list of values"
+        )
     for key in ("label", "description"):
         if key in raw and not isinstance(raw[key], str):
             return f"{path}:{_line(raw, key)}: '{key}' must be text"
@@ -34,7 +36,11 @@ def axis_problem(path: Path, raw: Any) -> str | None:
         if missing:
             return f"{path}:{line}: value is missing {', '.join(missing)}"
         for key in ("id", "label", "definition"):
-            if not isinstance(item[key], str | int) or isinstance(item[key], bool) or not str(item[key]).strip():
+            if (
+                not isinstance(item[key], str | int)
+                or isinstance(item[key], bool)
+                or not str(item[key]).strip()
+            ):
                 return f"{path}:{_line(item, key)}: '{key}' must be non-empty text"
         if not isinstance(item["order"], int) or isinstance(item["order"], bool):
             return f"{path}:{_line(item, 'order')}: 'order' must be a whole number"
@@ -63,6 +69,8 @@ def rules_problem(path: Path, raw: Any) -> str | None:
             conditions = item.get(key)
             if isinstance(conditions, dict):
                 for name, allowed in conditions.items():
-                    if isinstance(allowed, list) and not all(isinstance(a, str | int) and not isinstance(a, bool) for a in allowed):
+                    if isinstance(allowed, list) and not all(
+                        isinstance(a, str | int) and not isinstance(a, bool) for a in allowed
+                    ):
                         return f"{path}:{_line(conditions, name)}: the values of '{name}' must be plain values"
     return None

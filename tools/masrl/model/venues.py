@@ -16,9 +16,33 @@ from masrl.model.taxonomy import Axis, Taxonomy
 VENUE_AXIS = "venues"
 VENUE_PATTERN = re.compile(r"^(?P<name>.*?)(?: (?P<year>\d{4}))?$")
 # Words that qualify a paper at its venue (presentation, track status) rather than name the venue.
-QUALIFIERS = frozenset({"spotlight", "oral", "poster", "submission", "submitted", "accepted", "main", "track",
-                        "conference", "proceedings", "paper", "january", "february", "march", "april", "may",
-                        "june", "july", "august", "september", "october", "november", "december"})
+QUALIFIERS = frozenset(
+    {
+        "spotlight",
+        "oral",
+        "poster",
+        "submission",
+        "submitted",
+        "accepted",
+        "main",
+        "track",
+        "conference",
+        "proceedings",
+        "paper",
+        "january",
+        "february",
+        "march",
+        "april",
+        "may",
+        "june",
+        "july",
+        "august",
+        "september",
+        "october",
+        "november",
+        "december",
+    }
+)
 
 
 def venue_axis(taxonomy: Taxonomy) -> Axis | None:
@@ -48,7 +72,11 @@ def _lookup(axis: Axis) -> tuple[dict[str, str], dict[str, str | None]]:
     if cached is None or cached[0] is not axis:
         names: dict[str, str] = {}
         for value in axis.values:
-            for spelling in (value.id.replace("_", " "), value.label, *(value.extra.get("aliases") or [])):
+            for spelling in (
+                value.id.replace("_", " "),
+                value.label,
+                *(value.extra.get("aliases") or []),
+            ):
                 names.setdefault(_fold(str(spelling)), value.label)
         cached = _LOOKUPS[id(axis)] = (axis, names, {})
     return cached[1], cached[2]

@@ -124,16 +124,22 @@ MAX_NUMBER_LENGTH = 50
 def _construct_int(loader, node):
     text = loader.construct_scalar(node)
     if len(text) > MAX_NUMBER_LENGTH:
-        raise YamlError(f"the number on this line has {len(text)} digits", node.start_mark.line + 1,
-                        f"write at most {MAX_NUMBER_LENGTH} digits, or quote it to make it text")
+        raise YamlError(
+            f"the number on this line has {len(text)} digits",
+            node.start_mark.line + 1,
+            f"write at most {MAX_NUMBER_LENGTH} digits, or quote it to make it text",
+        )
     return int(text)
 
 
 def _construct_float(loader, node):
     text = loader.construct_scalar(node)
     if len(text) > MAX_NUMBER_LENGTH:
-        raise YamlError(f"the number on this line has {len(text)} characters", node.start_mark.line + 1,
-                        f"write at most {MAX_NUMBER_LENGTH}, or quote it to make it text")
+        raise YamlError(
+            f"the number on this line has {len(text)} characters",
+            node.start_mark.line + 1,
+            f"write at most {MAX_NUMBER_LENGTH}, or quote it to make it text",
+        )
     return float(text)
 
 
@@ -142,12 +148,19 @@ _StrictLoader.add_constructor("tag:yaml.org,2002:float", _construct_float)
 
 # YAML 1.2 booleans only, no implicit timestamps, and numbers in plain decimal only: YAML 1.1
 # would read 0x7EA, 2_026, 0o17 or 1:30 (base 60) as whole numbers, and .inf/.nan as floats.
-_REPLACED = ("tag:yaml.org,2002:bool", "tag:yaml.org,2002:timestamp", "tag:yaml.org,2002:int", "tag:yaml.org,2002:float")
+_REPLACED = (
+    "tag:yaml.org,2002:bool",
+    "tag:yaml.org,2002:timestamp",
+    "tag:yaml.org,2002:int",
+    "tag:yaml.org,2002:float",
+)
 _StrictLoader.yaml_implicit_resolvers = {
     first: [(tag, regexp) for tag, regexp in resolvers if tag not in _REPLACED]
     for first, resolvers in yaml.SafeLoader.yaml_implicit_resolvers.items()
 }
-_StrictLoader.add_implicit_resolver("tag:yaml.org,2002:int", re.compile(r"^[-+]?[0-9]+$"), list("-+0123456789"))
+_StrictLoader.add_implicit_resolver(
+    "tag:yaml.org,2002:int", re.compile(r"^[-+]?[0-9]+$"), list("-+0123456789")
+)
 _StrictLoader.add_implicit_resolver(
     "tag:yaml.org,2002:float",
     re.compile(r"^[-+]?(?:[0-9]+\.[0-9]*|\.[0-9]+|[0-9]+(?:\.[0-9]*)?[eE][-+]?[0-9]+)$"),
@@ -167,7 +180,9 @@ MAX_DEPTH = 100
 def _nesting_bound(text: str) -> int:
     """An upper bound on the nesting depth, found without parsing: every level of a block mapping
     starts on its own line, and every list or flow mapping needs a '-', '[', '{' or '?'."""
-    return text.count("\n") + text.count("-") + text.count("[") + text.count("{") + text.count("?") + 1
+    return (
+        text.count("\n") + text.count("-") + text.count("[") + text.count("{") + text.count("?") + 1
+    )
 
 
 def check_depth(text: str, limit: int = MAX_DEPTH) -> None:
@@ -192,8 +207,11 @@ def _count_depth(text: str, limit: int, loader) -> None:
         if isinstance(event, yaml.MappingStartEvent | yaml.SequenceStartEvent):
             depth += 1
             if depth > limit:
-                raise YamlError(f"the data nests deeper than {limit} levels", event.start_mark.line + 1,
-                                "flatten the structure; masrl data files need only a few levels")
+                raise YamlError(
+                    f"the data nests deeper than {limit} levels",
+                    event.start_mark.line + 1,
+                    "flatten the structure; masrl data files need only a few levels",
+                )
         elif isinstance(event, yaml.MappingEndEvent | yaml.SequenceEndEvent):
             depth -= 1
 
@@ -251,7 +269,9 @@ def _parse(text: str) -> Any:
         problem = exc.problem or str(exc)
         if exc.context:
             problem = f"{exc.context}: {problem}"
-        raise YamlError(f"invalid YAML: {problem}", line, "fix the YAML syntax at this line") from exc
+        raise YamlError(
+            f"invalid YAML: {problem}", line, "fix the YAML syntax at this line"
+        ) from exc
     except yaml.YAMLError as exc:
         raise YamlError(f"invalid YAML: {exc}") from exc
     except RecursionError as exc:
@@ -289,7 +309,10 @@ def _represent_str(dumper, value: str):
 # A string is quoted when either masrl's reader or a YAML 1.1 reader would take it for another
 # type ('1e3', '0x7EA', 'yes'), so what is written reads back as the same string everywhere.
 _Dumper.yaml_implicit_resolvers = {
-    first: [*yaml.SafeDumper.yaml_implicit_resolvers.get(first, []), *_StrictLoader.yaml_implicit_resolvers.get(first, [])]
+    first: [
+        *yaml.SafeDumper.yaml_implicit_resolvers.get(first, []),
+        *_StrictLoader.yaml_implicit_resolvers.get(first, []),
+    ]
     for first in {*yaml.SafeDumper.yaml_implicit_resolvers, *_StrictLoader.yaml_implicit_resolvers}
 }
 _Dumper.add_representer(str, _represent_str)
@@ -297,7 +320,9 @@ _Dumper.add_representer(LineDict, _Dumper.represent_dict)
 _Dumper.add_representer(LineList, _Dumper.represent_list)
 
 
-_DUMPER_RESOLVER = _Dumper(None)  # for resolve(): which plain strings would read back as another type
+_DUMPER_RESOLVER = _Dumper(
+    None
+)  # for resolve(): which plain strings would read back as another type
 
 
 # Scalars PyYAML writes unquoted (or in plain single quotes) and unfolded, checked conservatively:
@@ -331,7 +356,10 @@ def _plain_text(value: str) -> str | None:
 @functools.lru_cache(maxsize=65536)
 def _reads_as_text(value: str) -> bool:
     """Whether a plain scalar reads back as a string (field names and tags repeat: cached)."""
-    return _Dumper.resolve(_DUMPER_RESOLVER, yaml.ScalarNode, value, (True, False)) == "tag:yaml.org,2002:str"
+    return (
+        _Dumper.resolve(_DUMPER_RESOLVER, yaml.ScalarNode, value, (True, False))
+        == "tag:yaml.org,2002:str"
+    )
 
 
 def _fast_field(key: str, value: Any) -> str | None:
@@ -419,7 +447,11 @@ def update_text(old_text: str, new_data: dict, header: str | None = None) -> str
         return fresh  # flow style: several keys on one line
     blocks: dict[str, tuple[str, str]] = {}  # key -> (leading trivia, the field's own lines)
     preamble_end = starts[0][0] - 1
-    while preamble_end > 0 and _is_trivia(lines[preamble_end - 1]) and not lines[preamble_end - 1].startswith("# yaml-language-server"):
+    while (
+        preamble_end > 0
+        and _is_trivia(lines[preamble_end - 1])
+        and not lines[preamble_end - 1].startswith("# yaml-language-server")
+    ):
         preamble_end -= 1
     preamble = "".join(lines[:preamble_end])
     for index, (line, key) in enumerate(starts):
@@ -429,10 +461,14 @@ def update_text(old_text: str, new_data: dict, header: str | None = None) -> str
         while body_end > begin + 1 and _is_trivia(lines[body_end - 1]) and index + 1 < len(starts):
             body_end -= 1
         lead_begin = begin
-        while lead_begin > (preamble_end if index == 0 else starts[index - 1][0]) and _is_trivia(lines[lead_begin - 1]):
+        while lead_begin > (preamble_end if index == 0 else starts[index - 1][0]) and _is_trivia(
+            lines[lead_begin - 1]
+        ):
             lead_begin -= 1
-        blocks[key] = ("".join(lines[lead_begin:begin]) if index else "".join(lines[preamble_end:begin]),
-                       "".join(lines[begin:body_end]))
+        blocks[key] = (
+            "".join(lines[lead_begin:begin]) if index else "".join(lines[preamble_end:begin]),
+            "".join(lines[begin:body_end]),
+        )
     # The file's own order; a new field goes after the field it follows in new_data.
     order = list(old)
     previous = None

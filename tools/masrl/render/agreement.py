@@ -37,8 +37,18 @@ def _counts(results: list[FieldAgreement]) -> str:
 
 
 def agreement_rows(results: list[FieldAgreement]) -> list[list[str]]:
-    return [[r.field, str(len(r.raters)), str(r.units), _num(r.observed), _num(r.kappa), _num(r.alpha),
-             str(len(r.disagreements))] for r in results]
+    return [
+        [
+            r.field,
+            str(len(r.raters)),
+            str(r.units),
+            _num(r.observed),
+            _num(r.kappa),
+            _num(r.alpha),
+            str(len(r.disagreements)),
+        ]
+        for r in results
+    ]
 
 
 HEADER = ["Field", "Raters", "Units", "Observed", "Cohen's κ", "Krippendorff's α", "Disagreements"]
@@ -58,30 +68,48 @@ def render_markdown(results: list[FieldAgreement], heading_level: int = 2) -> st
         parts += ["None.", ""]
     for d in disagreements:
         if not d.settled:
-            parts.append(f"- `{d.unit}` {d.field}: " + "; ".join(f"{rater} `{value}`" for rater, value in d.values))
+            parts.append(
+                f"- `{d.unit}` {d.field}: "
+                + "; ".join(f"{rater} `{value}`" for rater, value in d.values)
+            )
     if any(d.settled for d in disagreements):
         parts += ["", f"{h} Adjudicated", ""]
         for d in disagreements:
             if d.settled:
-                parts.append(f"- `{d.unit}` {d.field}: " + "; ".join(f"{rater} `{value}`" for rater, value in d.values)
-                             + _ruling_text(d, "`", md_text))
+                parts.append(
+                    f"- `{d.unit}` {d.field}: "
+                    + "; ".join(f"{rater} `{value}`" for rater, value in d.values)
+                    + _ruling_text(d, "`", md_text)
+                )
     return "\n".join(parts).rstrip() + "\n"
 
 
 def render_text(results: list[FieldAgreement]) -> str:
     if not results:
         return "agreement: no double-screened decisions or audits yet\n"
-    widths = [max(len(row[i]) for row in [HEADER, *agreement_rows(results)]) for i in range(len(HEADER))]
-    lines = ["  ".join(cell.ljust(w) for cell, w in zip(row, widths, strict=True)).rstrip()
-             for row in [HEADER, *agreement_rows(results)]]
+    widths = [
+        max(len(row[i]) for row in [HEADER, *agreement_rows(results)]) for i in range(len(HEADER))
+    ]
+    lines = [
+        "  ".join(cell.ljust(w) for cell, w in zip(row, widths, strict=True)).rstrip()
+        for row in [HEADER, *agreement_rows(results)]
+    ]
     for r in results:
         for d in r.disagreements:
             verb = "ruled" if d.settled else "disagree"
-            lines.append(f"{verb} {d.field} {d.unit}: " + "; ".join(f"{rater}={value}" for rater, value in d.values)
-                         + _ruling_text(d))
+            lines.append(
+                f"{verb} {d.field} {d.unit}: "
+                + "; ".join(f"{rater}={value}" for rater, value in d.values)
+                + _ruling_text(d)
+            )
     lines.append(f"agreement: {len(results)} field(s), {_counts(results)}")
     return "\n".join(lines) + "\n"
 
 
 def render_json(results: list[FieldAgreement]) -> str:
-    return json.dumps({"fields": [asdict(r) for r in results]}, indent=2, sort_keys=True, ensure_ascii=False) + "\n"
+    return (
+        json.dumps(
+            {"fields": [asdict(r) for r in results]}, indent=2, sort_keys=True, ensure_ascii=False
+        )
+        + "\n"
+    )

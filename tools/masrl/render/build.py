@@ -23,8 +23,12 @@ Generator = Callable[[Corpus], Generated]
 def schema_files(corpus: Corpus) -> Generated:
     taxonomy = corpus.taxonomy
     return {
-        "taxonomy/schemas/entry.schema.json": schemas.render(schemas.entry_schema(taxonomy)).encode(),
-        "taxonomy/schemas/exclusion.schema.json": schemas.render(schemas.exclusion_schema(taxonomy)).encode(),
+        "taxonomy/schemas/entry.schema.json": schemas.render(
+            schemas.entry_schema(taxonomy)
+        ).encode(),
+        "taxonomy/schemas/exclusion.schema.json": schemas.render(
+            schemas.exclusion_schema(taxonomy)
+        ).encode(),
     }
 
 
@@ -79,7 +83,11 @@ def check(project: Project) -> list[StaleFile]:
     stale = []
     for rel, content in generate_all(corpus).items():
         target = project.root / rel
-        current = read_regular_bytes(target, root=project.root) if target.exists() or target.is_symlink() else None
+        current = (
+            read_regular_bytes(target, root=project.root)
+            if target.exists() or target.is_symlink()
+            else None
+        )
         if current != content:
             stale.append(StaleFile(rel, _diff(rel, current, content)))
     return stale
@@ -93,6 +101,9 @@ def _diff(rel: str, current: bytes | None, fresh: bytes) -> str:
     except UnicodeDecodeError:
         return f"{rel}: binary content differs ({len(current)} bytes committed, {len(fresh)} fresh); run `masrl build`"
     lines = difflib.unified_diff(
-        old.splitlines(keepends=True), new.splitlines(keepends=True), f"{rel} (committed)", f"{rel} (fresh)"
+        old.splitlines(keepends=True),
+        new.splitlines(keepends=True),
+        f"{rel} (committed)",
+        f"{rel} (fresh)",
     )
     return "".join(lines)

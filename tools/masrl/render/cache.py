@@ -109,7 +109,9 @@ class RenderCache:
         self.put(INDEX, json.dumps(sorted(files)).encode("utf-8"))
 
 
-def cached_files(kind: str, inputs: Iterable[bytes], produce: Callable[[], dict[str, bytes]]) -> dict[str, bytes]:
+def cached_files(
+    kind: str, inputs: Iterable[bytes], produce: Callable[[], dict[str, bytes]]
+) -> dict[str, bytes]:
     """produce() once per distinct inputs; later calls read its files back."""
     cache = RenderCache.keyed(kind, inputs)
     stored = cache.get_all()

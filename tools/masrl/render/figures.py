@@ -53,6 +53,7 @@ def _load_matplotlib() -> None:
     matplotlib, Figure, FancyBboxPatch, Patch = _matplotlib, _Figure, _FancyBboxPatch, _Patch
     Rectangle = _Rectangle
 
+
 FIGURE_DIR = "figures"
 FORMATS = ("svg", "png")
 PNG_DPI = 150
@@ -112,30 +113,54 @@ HEATMAPS = (
 
 # (name, title, caption): the files figures/<name>.svg and figures/<name>.png the site relies on.
 FIGURES: list[tuple[str, str, str]] = [
-    ("axis-counts", "Entries per value of each axis",
-     "Number of retained entries holding each value of nine tagged axes, in taxonomy order; grey bars "
-     "count entries for which the axis is not applicable, and a black tick marks the count on the "
-     "published snapshot. Multi-valued axes count an entry once per value."),
-    ("heatmap-reward-type-credit-unit", "Reward type × credit-bearing unit",
-     "Entries holding each pair of reward type and credit unit. Hatched cells with a dot are empty; "
-     "outlined cells are sparse (1 or 2 entries)."),
-    ("heatmap-reward-family-credit-unit", "Reward family × credit-bearing unit",
-     "Entries per reward family (R1-R8) and credit unit. Hatched cells with a dot are empty; outlined "
-     "cells are sparse (1 or 2 entries)."),
-    ("heatmap-topology-credit-unit", "Topology × credit-bearing unit",
-     "Entries per team topology and credit unit. Hatched cells with a dot are empty; outlined cells are "
-     "sparse (1 or 2 entries)."),
-    ("heatmap-sub-decision-topology", "Orchestration sub-decision × topology",
-     "Entries per orchestration sub-decision (O1-O5) and topology. Hatched cells with a dot are empty; "
-     "outlined cells are sparse (1 or 2 entries)."),
-    ("sub-decision-coverage", "Orchestration sub-decisions by RL training",
-     "Entries addressing each orchestration sub-decision (O1 spawn to O5 stop), split by whether their "
-     "agents are trained with RL; the figure beside each bar is its total."),
-    ("entries-per-year", "Entries per year by category",
-     "Retained entries per publication year, stacked by category; years without an entry are left out."),
-    ("screening-flow", "Screening flow",
-     "PRISMA-style flow of the audit: records audited, records excluded at each screening stage with "
-     "their reasons, and the retained entries by category."),
+    (
+        "axis-counts",
+        "Entries per value of each axis",
+        "Number of retained entries holding each value of nine tagged axes, in taxonomy order; grey bars "
+        "count entries for which the axis is not applicable, and a black tick marks the count on the "
+        "published snapshot. Multi-valued axes count an entry once per value.",
+    ),
+    (
+        "heatmap-reward-type-credit-unit",
+        "Reward type × credit-bearing unit",
+        "Entries holding each pair of reward type and credit unit. Hatched cells with a dot are empty; "
+        "outlined cells are sparse (1 or 2 entries).",
+    ),
+    (
+        "heatmap-reward-family-credit-unit",
+        "Reward family × credit-bearing unit",
+        "Entries per reward family (R1-R8) and credit unit. Hatched cells with a dot are empty; outlined "
+        "cells are sparse (1 or 2 entries).",
+    ),
+    (
+        "heatmap-topology-credit-unit",
+        "Topology × credit-bearing unit",
+        "Entries per team topology and credit unit. Hatched cells with a dot are empty; outlined cells are "
+        "sparse (1 or 2 entries).",
+    ),
+    (
+        "heatmap-sub-decision-topology",
+        "Orchestration sub-decision × topology",
+        "Entries per orchestration sub-decision (O1-O5) and topology. Hatched cells with a dot are empty; "
+        "outlined cells are sparse (1 or 2 entries).",
+    ),
+    (
+        "sub-decision-coverage",
+        "Orchestration sub-decisions by RL training",
+        "Entries addressing each orchestration sub-decision (O1 spawn to O5 stop), split by whether their "
+        "agents are trained with RL; the figure beside each bar is its total.",
+    ),
+    (
+        "entries-per-year",
+        "Entries per year by category",
+        "Retained entries per publication year, stacked by category; years without an entry are left out.",
+    ),
+    (
+        "screening-flow",
+        "Screening flow",
+        "PRISMA-style flow of the audit: records audited, records excluded at each screening stage with "
+        "their reasons, and the retained entries by category.",
+    ),
 ]
 
 
@@ -159,8 +184,9 @@ def figure_bytes(figure: Figure, fmt: str) -> bytes:
     return buffer.getvalue()
 
 
-def render_figures(corpus: Corpus, names: list[str] | None = None, formats=FORMATS,
-                   corpus_json: str | None = None) -> dict[str, bytes]:
+def render_figures(
+    corpus: Corpus, names: list[str] | None = None, formats=FORMATS, corpus_json: str | None = None
+) -> dict[str, bytes]:
     """{"figures/<name>.<format>": bytes} for the named figures (default: all of FIGURES).
     corpus_json: export_json(corpus) when the caller already has it (the site publishes it)."""
     wanted = names or [name for name, _, _ in FIGURES]
@@ -168,10 +194,20 @@ def render_figures(corpus: Corpus, names: list[str] | None = None, formats=FORMA
     if unknown:
         raise ValueError(f"unknown figure(s): {', '.join(unknown)}; known: {', '.join(DRAWERS)}")
     if not formats or not set(formats) <= set(FORMATS):
-        raise ValueError(f"unknown format(s) in {', '.join(formats) or 'none'}; known: {', '.join(FORMATS)}")
+        raise ValueError(
+            f"unknown format(s) in {', '.join(formats) or 'none'}; known: {', '.join(FORMATS)}"
+        )
     cache = figure_cache(corpus, corpus_json)
-    files = {f"{FIGURE_DIR}/{name}.{fmt}": cache.get(f"{FIGURE_DIR}/{name}.{fmt}") for name in wanted for fmt in formats}
-    missing = [name for name in wanted if any(files[f"{FIGURE_DIR}/{name}.{fmt}"] is None for fmt in formats)]
+    files = {
+        f"{FIGURE_DIR}/{name}.{fmt}": cache.get(f"{FIGURE_DIR}/{name}.{fmt}")
+        for name in wanted
+        for fmt in formats
+    }
+    missing = [
+        name
+        for name in wanted
+        if any(files[f"{FIGURE_DIR}/{name}.{fmt}"] is None for fmt in formats)
+    ]
     # Saved in FORMATS order, whatever was asked for: saving a figure runs its constrained layout
     # again, so a PNG saved after the SVG differs from one saved alone, and `masrl plots --format
     # png` must give the bytes `masrl build` commits. Every format saved goes into the cache.
@@ -207,7 +243,10 @@ def figure_cache(corpus: Corpus, corpus_json: str | None = None) -> RenderCache:
     if corpus_json is None:
         corpus_json = export_json(corpus)
     inputs = [corpus_json.encode("utf-8"), code_fingerprint(*drawing_modules())]
-    inputs += [path.name.encode() + b"\0" + path.read_bytes() for path in sorted(Path(corpus.taxonomy.directory).glob("*.yaml"))]
+    inputs += [
+        path.name.encode() + b"\0" + path.read_bytes()
+        for path in sorted(Path(corpus.taxonomy.directory).glob("*.yaml"))
+    ]
     snapshot = snapshot_path(corpus.project, PUBLISHED_SNAPSHOT)
     inputs.append(snapshot.read_bytes() if snapshot.is_file() else b"no snapshot")
     return RenderCache.keyed("figures", inputs)
@@ -249,13 +288,17 @@ def draw_axis_counts(corpus: Corpus) -> Figure:
     panels = figure.subplots(3, 3)
     tables = {name: axis_counts(corpus, name) for name in OVERVIEW_FIELDS}
     frozen = published_snapshot(corpus.project)
-    frozen_tables = {name: axis_counts(frozen, name) for name in OVERVIEW_FIELDS} if frozen is not None else {}
+    frozen_tables = (
+        {name: axis_counts(frozen, name) for name in OVERVIEW_FIELDS} if frozen is not None else {}
+    )
     most_rows = max(len(table) for table in tables.values())
     for ax, field_name in zip(panels.flat, OVERVIEW_FIELDS, strict=True):
         table = tables[field_name]
         names = [value_name(corpus, field_name, v) for v in table.values]
         counts = np.array(table.counts)
-        colours = [NOT_APPLICABLE_COLOUR if v == NOT_APPLICABLE else OKABE_ITO[0] for v in table.values]
+        colours = [
+            NOT_APPLICABLE_COLOUR if v == NOT_APPLICABLE else OKABE_ITO[0] for v in table.values
+        ]
         positions = np.arange(len(names))
         ax.barh(positions, counts, color=colours, height=0.7)
         ax.set_yticks(positions, names)
@@ -268,7 +311,15 @@ def draw_axis_counts(corpus: Corpus) -> Figure:
         ax.set_xlim(0, limit * 1.18)
         if old is not None:
             # The published count as a black tick across the bar: growth shows as bar beyond the tick.
-            ax.scatter(old_counts, positions, marker="|", s=140, color=OKABE_ITO[7], linewidths=1.6, zorder=3)
+            ax.scatter(
+                old_counts,
+                positions,
+                marker="|",
+                s=140,
+                color=OKABE_ITO[7],
+                linewidths=1.6,
+                zorder=3,
+            )
         for y, count, before in zip(positions, counts, old_counts, strict=True):
             ax.text(max(count, before) + limit * 0.02, y, str(int(count)), va="center", fontsize=8)
         ax.tick_params(axis="y", length=0)
@@ -277,14 +328,29 @@ def draw_axis_counts(corpus: Corpus) -> Figure:
         ax.spines["bottom"].set_visible(False)
     figure.suptitle("Retained entries per value of each axis", fontsize=12, fontweight="bold")
     if frozen_tables:
-        marker = matplotlib.lines.Line2D([], [], color=OKABE_ITO[7], marker="|", linestyle="none", markersize=12,
-                                         markeredgewidth=1.6)
-        figure.legend([Patch(color=OKABE_ITO[0]), marker], ["live corpus", f"snapshot {PUBLISHED_SNAPSHOT}"],
-                      loc="upper right", frameon=False, ncols=2, fontsize=9)
+        marker = matplotlib.lines.Line2D(
+            [],
+            [],
+            color=OKABE_ITO[7],
+            marker="|",
+            linestyle="none",
+            markersize=12,
+            markeredgewidth=1.6,
+        )
+        figure.legend(
+            [Patch(color=OKABE_ITO[0]), marker],
+            ["live corpus", f"snapshot {PUBLISHED_SNAPSHOT}"],
+            loc="upper right",
+            frameon=False,
+            ncols=2,
+            fontsize=9,
+        )
     return figure
 
 
-def _draw_heatmap(corpus: Corpus, row_field: str, column_field: str, sparse: int = DEFAULT_SPARSE) -> Figure:
+def _draw_heatmap(
+    corpus: Corpus, row_field: str, column_field: str, sparse: int = DEFAULT_SPARSE
+) -> Figure:
     table = crosstab(corpus, row_field, column_field)
     rows, columns = list(table.rows), list(table.columns)
     counts = table.to_numpy()
@@ -300,7 +366,12 @@ def _draw_heatmap(corpus: Corpus, row_field: str, column_field: str, sparse: int
     ax.set_yticks(np.arange(len(rows) + 1) - 0.5, minor=True)
     ax.grid(which="minor", color="white", linewidth=1.5)
     ax.tick_params(which="minor", length=0)
-    ax.set_xticks(range(len(columns)), [value_name(corpus, column_field, c) for c in columns], rotation=35, ha="right")
+    ax.set_xticks(
+        range(len(columns)),
+        [value_name(corpus, column_field, c) for c in columns],
+        rotation=35,
+        ha="right",
+    )
     ax.set_yticks(range(len(rows)), [value_name(corpus, row_field, r) for r in rows])
     ax.set_xlabel(field_labels(corpus.taxonomy)[column_field])
     ax.set_ylabel(field_labels(corpus.taxonomy)[row_field])
@@ -314,7 +385,12 @@ def _draw_heatmap(corpus: Corpus, row_field: str, column_field: str, sparse: int
     ax.set_title(title, loc="left")
     thin = "1 entry" if sparse == 1 else f"1-{sparse} entries"
     legend = [
-        Patch(facecolor=EMPTY_COLOUR, edgecolor=EMPTY_HATCH_COLOUR, hatch="///", label="· no entry (empty)"),
+        Patch(
+            facecolor=EMPTY_COLOUR,
+            edgecolor=EMPTY_HATCH_COLOUR,
+            hatch="///",
+            label="· no entry (empty)",
+        ),
         Patch(facecolor="white", edgecolor=SPARSE_OUTLINE, linewidth=2, label=f"sparse ({thin})"),
     ]
     figure.legend(handles=legend, loc="outside lower center", ncol=2, frameon=False, fontsize=8)
@@ -323,15 +399,43 @@ def _draw_heatmap(corpus: Corpus, row_field: str, column_field: str, sparse: int
 
 def _annotate_cell(ax, i: int, j: int, count: int, top: int, sparse: int) -> None:
     if count == 0:
-        ax.add_patch(Rectangle((j - 0.5, i - 0.5), 1, 1, facecolor="none", edgecolor=EMPTY_HATCH_COLOUR,
-                               hatch="///", linewidth=0))
-        ax.text(j, i, "·", ha="center", va="center", fontsize=14, color="#777777", fontweight="bold")
+        ax.add_patch(
+            Rectangle(
+                (j - 0.5, i - 0.5),
+                1,
+                1,
+                facecolor="none",
+                edgecolor=EMPTY_HATCH_COLOUR,
+                hatch="///",
+                linewidth=0,
+            )
+        )
+        ax.text(
+            j, i, "·", ha="center", va="center", fontsize=14, color="#777777", fontweight="bold"
+        )
         return
     if count <= sparse:
-        ax.add_patch(Rectangle((j - 0.46, i - 0.46), 0.92, 0.92, facecolor="none", edgecolor=SPARSE_OUTLINE, linewidth=2))
+        ax.add_patch(
+            Rectangle(
+                (j - 0.46, i - 0.46),
+                0.92,
+                0.92,
+                facecolor="none",
+                edgecolor=SPARSE_OUTLINE,
+                linewidth=2,
+            )
+        )
     dark = (count - 1) / (top - 1) < 0.55  # cividis is dark at the low end
-    ax.text(j, i, str(count), ha="center", va="center", fontsize=9, fontweight="bold",
-            color="white" if dark else "black")
+    ax.text(
+        j,
+        i,
+        str(count),
+        ha="center",
+        va="center",
+        fontsize=9,
+        fontweight="bold",
+        color="white" if dark else "black",
+    )
 
 
 def _heatmap_drawer(row_field: str, column_field: str) -> Callable[[Corpus], Figure]:
@@ -351,16 +455,37 @@ def draw_sub_decision_coverage(corpus: Corpus) -> Figure:
     for status in table.columns:
         values = np.array(table.column(status), dtype=np.int64)
         label = corpus.taxonomy["is_rl"].label_of(status)
-        ax.barh(positions, values, left=left, color=colours.get(status, OKABE_ITO[7]), height=0.65, label=label)
+        ax.barh(
+            positions,
+            values,
+            left=left,
+            color=colours.get(status, OKABE_ITO[7]),
+            height=0.65,
+            label=label,
+        )
         for y, (start, width) in enumerate(zip(left, values, strict=True)):
             if width:
-                ax.text(start + width / 2, y, str(int(width)), ha="center", va="center", fontsize=8,
-                        color="white" if status != "partial" else "black")
+                ax.text(
+                    start + width / 2,
+                    y,
+                    str(int(width)),
+                    ha="center",
+                    va="center",
+                    fontsize=8,
+                    color="white" if status != "partial" else "black",
+                )
         left += values
     top = max(left.max(), 1)
     for y, total in enumerate(left):
         note = f"{int(total)}" if total else "no entry"
-        ax.text(total + top * 0.015, y, note, va="center", fontsize=8, fontstyle="normal" if total else "italic")
+        ax.text(
+            total + top * 0.015,
+            y,
+            note,
+            va="center",
+            fontsize=8,
+            fontstyle="normal" if total else "italic",
+        )
     ax.set_yticks(positions, [_sub_decision_label(corpus, v) for v in table.rows])
     ax.invert_yaxis()
     ax.set_xlim(0, top * 1.15)
@@ -384,8 +509,16 @@ def draw_entries_per_year(corpus: Corpus) -> Figure:
     bottom = np.zeros(len(table.rows))
     for colour, category in zip(OKABE_ITO, table.columns, strict=False):
         values = np.array(table.column(category), dtype=np.int64)
-        ax.bar(positions, values, bottom=bottom, color=colour, width=0.75,
-               label=corpus.taxonomy["categories"].label_of(category), edgecolor="white", linewidth=0.5)
+        ax.bar(
+            positions,
+            values,
+            bottom=bottom,
+            color=colour,
+            width=0.75,
+            label=corpus.taxonomy["categories"].label_of(category),
+            edgecolor="white",
+            linewidth=0.5,
+        )
         bottom += values
     for x, total in enumerate(bottom):
         ax.text(x, total + 0.4, str(int(total)), ha="center", va="bottom", fontsize=8)
@@ -415,7 +548,9 @@ def screening_flow_data(corpus: Corpus) -> dict:
         reasons = {reason: n for reason, n in by_stage.row(stage).items() if n}
         excluded = sum(reasons.values())
         remaining -= excluded
-        stages.append({"stage": stage, "excluded": excluded, "reasons": reasons, "remaining": remaining})
+        stages.append(
+            {"stage": stage, "excluded": excluded, "reasons": reasons, "remaining": remaining}
+        )
     categories = axis_counts(corpus, "category").as_dict()
     return {
         "audited": corpus.audited,
@@ -425,15 +560,43 @@ def screening_flow_data(corpus: Corpus) -> dict:
     }
 
 
-def _box(ax, x: float, y: float, width: float, height: float, text: str, fill: str, **text_options) -> None:
-    ax.add_patch(FancyBboxPatch((x - width / 2, y - height / 2), width, height, facecolor=fill,
-                                edgecolor="#555555", **FLOW_BOX))
-    ax.text(x, y, text, ha="center", va="center", fontsize=text_options.pop("fontsize", 9), **text_options)
+def _box(
+    ax, x: float, y: float, width: float, height: float, text: str, fill: str, **text_options
+) -> None:
+    ax.add_patch(
+        FancyBboxPatch(
+            (x - width / 2, y - height / 2),
+            width,
+            height,
+            facecolor=fill,
+            edgecolor="#555555",
+            **FLOW_BOX,
+        )
+    )
+    ax.text(
+        x,
+        y,
+        text,
+        ha="center",
+        va="center",
+        fontsize=text_options.pop("fontsize", 9),
+        **text_options,
+    )
 
 
 def _arrow(ax, start: tuple[float, float], end: tuple[float, float]) -> None:
-    ax.annotate("", xy=end, xytext=start,
-                arrowprops={"arrowstyle": "-|>", "color": "#555555", "linewidth": 1.1, "shrinkA": 0, "shrinkB": 0})
+    ax.annotate(
+        "",
+        xy=end,
+        xytext=start,
+        arrowprops={
+            "arrowstyle": "-|>",
+            "color": "#555555",
+            "linewidth": 1.1,
+            "shrinkA": 0,
+            "shrinkB": 0,
+        },
+    )
 
 
 def draw_screening_flow(corpus: Corpus) -> Figure:
@@ -448,7 +611,16 @@ def draw_screening_flow(corpus: Corpus) -> Figure:
     main_x, side_x, main_w, side_w = 25, 71, 34, 48
     step = 17.0
     y = 98.0
-    _box(ax, main_x, y, main_w, 5, f"Records audited\nn = {data['audited']}", MAIN_FILL, fontweight="bold")
+    _box(
+        ax,
+        main_x,
+        y,
+        main_w,
+        5,
+        f"Records audited\nn = {data['audited']}",
+        MAIN_FILL,
+        fontweight="bold",
+    )
     for index, stage in enumerate(data["stages"]):
         next_y = y - step
         # The exclusion branch leaves the main stream halfway between two boxes.
@@ -461,17 +633,40 @@ def draw_screening_flow(corpus: Corpus) -> Figure:
         height = 3.6 + 2.1 * max(len(stage["reasons"]), 1)
         _box(ax, side_x, branch_y, side_w, height, "", EXCLUDED_FILL)
         top = branch_y + height / 2
-        ax.text(side_x, top - 1.6, f"Excluded at {label.lower()}: n = {stage['excluded']}", ha="center",
-                va="center", fontsize=9, fontweight="bold")
+        ax.text(
+            side_x,
+            top - 1.6,
+            f"Excluded at {label.lower()}: n = {stage['excluded']}",
+            ha="center",
+            va="center",
+            fontsize=9,
+            fontweight="bold",
+        )
         ax.text(side_x, top - 3.0, reasons, ha="center", va="top", fontsize=8.5, linespacing=1.45)
-        ax.plot([main_x, side_x - side_w / 2 - 0.9], [branch_y, branch_y], color="#555555", linewidth=1.1)
+        ax.plot(
+            [main_x, side_x - side_w / 2 - 0.9],
+            [branch_y, branch_y],
+            color="#555555",
+            linewidth=1.1,
+        )
         _arrow(ax, (side_x - side_w / 2 - 1.5, branch_y), (side_x - side_w / 2 - 0.9, branch_y))
         _arrow(ax, (main_x, y - 2.5 - 0.9), (main_x, next_y + 2.5 + 0.9))
         last = index == len(data["stages"]) - 1
-        text = (f"Retained entries\nn = {data['retained']}" if last
-                else f"Passed {label.lower()}\nn = {stage['remaining']}")
-        _box(ax, main_x, next_y, main_w, 5, text, RETAINED_FILL if last else MAIN_FILL,
-             fontweight="bold" if last else "normal")
+        text = (
+            f"Retained entries\nn = {data['retained']}"
+            if last
+            else f"Passed {label.lower()}\nn = {stage['remaining']}"
+        )
+        _box(
+            ax,
+            main_x,
+            next_y,
+            main_w,
+            5,
+            text,
+            RETAINED_FILL if last else MAIN_FILL,
+            fontweight="bold" if last else "normal",
+        )
         y = next_y
     bottom = _draw_category_row(ax, data, taxonomy, main_x, y) - 2
     ax.set_ylim(bottom, 105)
@@ -487,7 +682,12 @@ def _draw_category_row(ax, data: dict, taxonomy, from_x: float, from_y: float) -
     start = (100 - total_width) / 2 + width / 2
     row_y = from_y - 14
     ax.plot([from_x, from_x], [from_y - 3.4, row_y + 6.5], color="#555555", linewidth=1.1)
-    ax.plot([start, start + (len(categories) - 1) * (width + gap)], [row_y + 6.5] * 2, color="#555555", linewidth=1.1)
+    ax.plot(
+        [start, start + (len(categories) - 1) * (width + gap)],
+        [row_y + 6.5] * 2,
+        color="#555555",
+        linewidth=1.1,
+    )
     for index, (category, count) in enumerate(categories.items()):
         x = start + index * (width + gap)
         _arrow(ax, (x, row_y + 6.5), (x, row_y + 4.6))

@@ -7,24 +7,34 @@ from masrl.screening.identified import DIRECTIONS
 
 
 def flow_rows(flow: Flow) -> tuple[list[str], list[list[str]]]:
-    columns: list[RoundFlow] = [*flow.rounds, flow.cumulative] if len(flow.rounds) > 1 else list(flow.rounds)
+    columns: list[RoundFlow] = (
+        [*flow.rounds, flow.cumulative] if len(flow.rounds) > 1 else list(flow.rounds)
+    )
     header = ["Stage", *(c.round for c in columns)]
     sources = sorted({s for c in columns for s in c.identified})
     directions = [d for d in DIRECTIONS if any(d in c.citations for c in columns)]
     reasons = sorted({k for c in columns for k in c.excluded})
     # PRISMA 2020's two identification columns, as two blocks of rows
-    rows = [["Identified", *(str(c.identified_total) for c in columns)],
-            ["  by database search", *(str(c.identified_database) for c in columns)]]
+    rows = [
+        ["Identified", *(str(c.identified_total) for c in columns)],
+        ["  by database search", *(str(c.identified_database) for c in columns)],
+    ]
     rows += [[f"    from {s}", *(str(c.identified.get(s, 0)) for c in columns)] for s in sources]
     rows += [["  by citation searching", *(str(c.identified_citation) for c in columns)]]
     rows += [[f"    {d}", *(str(c.citations.get(d, 0)) for c in columns)] for d in directions]
-    rows += [["Duplicates removed", *(str(c.duplicates) for c in columns)],
-             ["Screened", *(str(c.screened) for c in columns)],
-             ["Excluded", *(str(c.excluded_total) for c in columns)]]
-    rows += [[f"  {stage}: {reason}", *(str(c.excluded.get((stage, reason), 0)) for c in columns)]
-             for stage, reason in reasons]
-    rows += [["Included", *(str(c.included) for c in columns)],
-             ["Waiting in the queue", *(str(c.waiting) for c in columns)]]
+    rows += [
+        ["Duplicates removed", *(str(c.duplicates) for c in columns)],
+        ["Screened", *(str(c.screened) for c in columns)],
+        ["Excluded", *(str(c.excluded_total) for c in columns)],
+    ]
+    rows += [
+        [f"  {stage}: {reason}", *(str(c.excluded.get((stage, reason), 0)) for c in columns)]
+        for stage, reason in reasons
+    ]
+    rows += [
+        ["Included", *(str(c.included) for c in columns)],
+        ["Waiting in the queue", *(str(c.waiting) for c in columns)],
+    ]
     return header, rows
 
 
@@ -51,17 +61,42 @@ def estimate_markdown(estimates: list[RecallEstimate]) -> str:
     """One row per round that used both methods: n1, n2, m, found, N with its interval, recall."""
     if not estimates:
         return "No round has used both database search and citation searching yet, so there is nothing to estimate.\n"
-    header = ["Round", "by database (n1)", "by citation (n2)", "by both (m)", "found", "estimated in scope (95 % CI)",
-              "estimated recall (95 % CI)"]
+    header = [
+        "Round",
+        "by database (n1)",
+        "by citation (n2)",
+        "by both (m)",
+        "found",
+        "estimated in scope (95 % CI)",
+        "estimated recall (95 % CI)",
+    ]
     rows = []
     for e in estimates:
         if e.estimate is None:
-            rows.append([e.round, str(e.by_database), str(e.by_citation), str(e.by_both), str(e.found),
-                         "unreliable", e.reason])
+            rows.append(
+                [
+                    e.round,
+                    str(e.by_database),
+                    str(e.by_citation),
+                    str(e.by_both),
+                    str(e.found),
+                    "unreliable",
+                    e.reason,
+                ]
+            )
             continue
         recall, low, high = e.recall
-        rows.append([e.round, str(e.by_database), str(e.by_citation), str(e.by_both), str(e.found),
-                     f"{e.estimate:.0f} ({e.low:.0f} to {e.high:.0f})", f"{recall:.0%} ({low:.0%} to {high:.0%})"])
+        rows.append(
+            [
+                e.round,
+                str(e.by_database),
+                str(e.by_citation),
+                str(e.by_both),
+                str(e.found),
+                f"{e.estimate:.0f} ({e.low:.0f} to {e.high:.0f})",
+                f"{recall:.0%} ({low:.0%} to {high:.0%})",
+            ]
+        )
     from masrl.render.stats import markdown_table
 
     return markdown_table(header, rows, "lrrrrrl") + "\n\n" + ESTIMATE_METHOD + "\n"
@@ -72,14 +107,26 @@ def last_screened_line(flow: Flow) -> str:
     if not flow.rounds:
         return "The corpus has not been screened in any recorded round yet."
     last = flow.rounds[-1]
-    added = "; ".join(f"{f.round}: {f.included} entries, {f.excluded_total} exclusions" for f in reversed(flow.rounds))
-    when = f"Last screened {last.date} (round {last.round})" if last.date else f"Last screened in round {last.round}"
+    added = "; ".join(
+        f"{f.round}: {f.included} entries, {f.excluded_total} exclusions"
+        for f in reversed(flow.rounds)
+    )
+    when = (
+        f"Last screened {last.date} (round {last.round})"
+        if last.date
+        else f"Last screened in round {last.round}"
+    )
     return f"{when}. Records added per round, newest first: {added}."
 
 
 FLOW_FIGURE = "figures/round-flow.svg"  # on the site only: it changes with every round
-FLOW_STAGES = (("identified", "identified"), ("duplicates", "duplicates removed"), ("excluded", "excluded"),
-               ("included", "included"), ("waiting", "waiting"))
+FLOW_STAGES = (
+    ("identified", "identified"),
+    ("duplicates", "duplicates removed"),
+    ("excluded", "excluded"),
+    ("included", "included"),
+    ("waiting", "waiting"),
+)
 
 
 def flow_figure(flow: Flow) -> bytes:
@@ -102,8 +149,10 @@ def _draw_flow(flow: Flow) -> bytes:
 
     rounds = list(flow.rounds)
     values = {
-        "identified": [f.identified_total for f in rounds], "duplicates": [f.duplicates for f in rounds],
-        "excluded": [f.excluded_total for f in rounds], "included": [f.included for f in rounds],
+        "identified": [f.identified_total for f in rounds],
+        "duplicates": [f.duplicates for f in rounds],
+        "excluded": [f.excluded_total for f in rounds],
+        "included": [f.included for f in rounds],
         "waiting": [f.waiting for f in rounds],
     }
     with _style():

@@ -38,25 +38,39 @@ def _keys(keys) -> str:
     return ", ".join(f"`{k}`" for k in keys) if keys else "none"
 
 
-def gaps_markdown(gaps: Gaps, heading_level: int = 2, baseline: Gaps | None = None,
-                  baseline_name: str | None = None) -> str:
+def gaps_markdown(
+    gaps: Gaps,
+    heading_level: int = 2,
+    baseline: Gaps | None = None,
+    baseline_name: str | None = None,
+) -> str:
     """All gap findings as Markdown, cross-tabs highlighted, every sparse cell with its entries.
     With ``baseline`` (the gaps of a frozen snapshot) each table says which gaps closed or opened."""
     h = "#" * heading_level
     sparse = gaps.sparse_threshold
     parts = [f"{h} Empty and sparse cells", "", legend(sparse), ""]
     if baseline is not None:
-        parts += [f"A cell that moved since the frozen snapshot `{baseline_name}` shows its snapshot count "
-                  "in brackets.", ""]
+        parts += [
+            f"A cell that moved since the frozen snapshot `{baseline_name}` shows its snapshot count "
+            "in brackets.",
+            "",
+        ]
     for name, found in gaps.crosstabs.items():
         frozen = baseline.crosstabs.get(name) if baseline is not None else None
         title = f"{gaps.labels[found.row_field]} × {gaps.labels[found.column_field]}"
         parts += [f"{h}# {title}", ""]
-        table = crosstab_markdown(found.table, lambda count: format_cell(count, sparse),
-                                  baseline=frozen.table if frozen is not None else None)
+        table = crosstab_markdown(
+            found.table,
+            lambda count: format_cell(count, sparse),
+            baseline=frozen.table if frozen is not None else None,
+        )
         parts += [table, ""]
-        parts += [f"{len(found.empty)} empty and {len(found.sparse)} sparse of {found.table.size} cells."]
-        parts += [f"- `{c.row}` × `{c.column}` ({c.count}): {_keys(c.entries)}" for c in found.sparse]
+        parts += [
+            f"{len(found.empty)} empty and {len(found.sparse)} sparse of {found.table.size} cells."
+        ]
+        parts += [
+            f"- `{c.row}` × `{c.column}` ({c.count}): {_keys(c.entries)}" for c in found.sparse
+        ]
         if frozen is not None:
             parts += _moved_gaps(found, frozen, baseline_name)
         parts += [""]
@@ -69,7 +83,10 @@ def gaps_markdown(gaps: Gaps, heading_level: int = 2, baseline: Gaps | None = No
         parts += [line]
     parts += ["", f"{h} Sub-decision coverage of RL-trained entries", ""]
     frozen_coverage = baseline.sub_decision_coverage if baseline is not None else None
-    parts += [_coverage_table(gaps.sub_decision_coverage, "RL-trained entries", frozen_coverage), ""]
+    parts += [
+        _coverage_table(gaps.sub_decision_coverage, "RL-trained entries", frozen_coverage),
+        "",
+    ]
     parts += [
         f"Covered by at least one RL-trained entry: {_keys(gaps.sub_decisions_covered)}. "
         f"Not covered: {_keys(gaps.sub_decisions_uncovered)}.",
@@ -97,9 +114,15 @@ def _moved_gaps(found: CrosstabGaps, frozen: CrosstabGaps, name: str | None) -> 
     return lines
 
 
-def _coverage_table(coverage: tuple[Coverage, ...], noun: str, baseline: tuple[Coverage, ...] | None = None) -> str:
+def _coverage_table(
+    coverage: tuple[Coverage, ...], noun: str, baseline: tuple[Coverage, ...] | None = None
+) -> str:
     frozen = {c.value: c.count for c in baseline} if baseline is not None else None
-    headers = ["Value", "Label", noun] + (["Snapshot", "Change"] if frozen is not None else []) + ["Entries"]
+    headers = (
+        ["Value", "Label", noun]
+        + (["Snapshot", "Change"] if frozen is not None else [])
+        + ["Entries"]
+    )
     rows = []
     for c in coverage:
         row = [f"`{c.value}`", c.label, format_cell(c.count, 0)]
@@ -132,7 +155,3 @@ def gaps_data(gaps: Gaps) -> dict:
 
 def gaps_json(gaps: Gaps) -> str:
     return json.dumps(gaps_data(gaps), indent=2, sort_keys=True, ensure_ascii=False) + "\n"
-
-
-
-

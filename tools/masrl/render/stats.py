@@ -11,12 +11,16 @@ from masrl.derive.stats import NOT_APPLICABLE, Stats
 from masrl.derive.tables import Counts, CrossTab
 
 
-def markdown_table(headers: list[str], rows: Iterable[Iterable[object]], align: str | None = None) -> str:
+def markdown_table(
+    headers: list[str], rows: Iterable[Iterable[object]], align: str | None = None
+) -> str:
     """A GitHub Markdown table; ``align`` has one letter per column, l or r (default: l then r)."""
     align = align or "l" + "r" * (len(headers) - 1)
     rule = ["---:" if a == "r" else "---" for a in align]
     lines = ["| " + " | ".join(headers) + " |", "| " + " | ".join(rule) + " |"]
-    lines += ["| " + " | ".join(str(cell).replace("|", "\\|") for cell in row) + " |" for row in rows]
+    lines += [
+        "| " + " | ".join(str(cell).replace("|", "\\|") for cell in row) + " |" for row in rows
+    ]
     return "\n".join(lines)
 
 
@@ -31,8 +35,9 @@ def change(live: int, frozen: int | None) -> str:
     return f"{live - frozen:+d}" if live != frozen else "0"
 
 
-def counts_markdown(counts: Counts, total: int | None = None, noun: str = "Entries",
-                    baseline: Counts | None = None) -> str:
+def counts_markdown(
+    counts: Counts, total: int | None = None, noun: str = "Entries", baseline: Counts | None = None
+) -> str:
     """An axis-count table; with ``total`` a share-of-entries column is added, with ``baseline``
     (the same table on the snapshot) a Snapshot and a Change column."""
     headers = ["Value", "Label", noun] + (["Share"] if total is not None else [])
@@ -63,18 +68,32 @@ def crosstab_markdown(table: CrossTab, format_cell=None, baseline: CrossTab | No
         return shown if frozen == count else f"{shown} ({'-' if frozen is None else frozen})"
 
     headers = [f"{table.row_field} \\ {table.column_field}", *[f"`{c}`" for c in table.columns]]
-    rows = [[f"`{row}`", *[cell(row, column, count) for column, count in zip(table.columns, counts, strict=True)]]
-            for row, counts in zip(table.rows, table.cells, strict=True)]
+    rows = [
+        [
+            f"`{row}`",
+            *[
+                cell(row, column, count)
+                for column, count in zip(table.columns, counts, strict=True)
+            ],
+        ]
+        for row, counts in zip(table.rows, table.cells, strict=True)
+    ]
     return markdown_table(headers, rows)
 
 
 def snapshot_note(name: str) -> str:
-    return (f"Snapshot: the same count on the frozen snapshot `{name}` (the survey as published); "
-            "Change: live minus snapshot. A cross-tab cell that moved shows its snapshot count in brackets.")
+    return (
+        f"Snapshot: the same count on the frozen snapshot `{name}` (the survey as published); "
+        "Change: live minus snapshot. A cross-tab cell that moved shows its snapshot count in brackets."
+    )
 
 
-def stats_markdown(stats: Stats, heading_level: int = 2, baseline: Stats | None = None,
-                   baseline_name: str | None = None) -> str:
+def stats_markdown(
+    stats: Stats,
+    heading_level: int = 2,
+    baseline: Stats | None = None,
+    baseline_name: str | None = None,
+) -> str:
     """All statistics as Markdown: headline, per-axis counts, cross-tabs, exclusions. With
     ``baseline`` (the statistics of a frozen snapshot) every count stands beside its snapshot count."""
     h = "#" * heading_level
@@ -88,8 +107,10 @@ def stats_markdown(stats: Stats, heading_level: int = 2, baseline: Stats | None 
     headers = ["Records", "Count"]
     if compared:
         headers += ["Snapshot", "Change"]
-        headline = [[label, count, frozen, change(count, frozen)] for (label, count), frozen
-                    in zip(headline, baseline.headline.counts, strict=True)]
+        headline = [
+            [label, count, frozen, change(count, frozen)]
+            for (label, count), frozen in zip(headline, baseline.headline.counts, strict=True)
+        ]
     parts = [f"{h} Headline", ""]
     parts += [snapshot_note(baseline_name or "snapshot"), ""] if compared else []
     parts += [markdown_table(headers, headline), ""]
@@ -104,7 +125,10 @@ def stats_markdown(stats: Stats, heading_level: int = 2, baseline: Stats | None 
         table = counts_markdown(counts, stats.entries, baseline=of(frozen_axes, name))
         parts += [f"{h}# {stats.labels[name]} (`{name}`)", "", table, ""]
     parts += [f"{h} Cross-tabulations", ""]
-    parts += ["Each cell counts the entries holding both values; entries without a value on either axis are left out.", ""]
+    parts += [
+        "Each cell counts the entries holding both values; entries without a value on either axis are left out.",
+        "",
+    ]
     for name, table in stats.crosstabs.items():
         frozen = baseline.crosstabs.get(name) if compared else None
         parts += [f"{h}# {stats.labels[table.row_field]} × {stats.labels[table.column_field]}", ""]

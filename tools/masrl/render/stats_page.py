@@ -25,9 +25,14 @@ def stats_snapshot(corpus: Corpus) -> str:
     frozen = published_snapshot(corpus.project)
     frozen_stats = compute_stats(frozen) if frozen is not None else None
     # The gaps read the cross-tabs the statistics counted; the claims, the snapshot loaded here.
-    frozen_gaps = find_gaps(frozen, crosstabs=frozen_stats.crosstabs) if frozen is not None else None
-    report = (compare_claims(corpus, frozen, PUBLISHED_SNAPSHOT if frozen is not None else None)
-              if ledger_path_of(corpus).is_file() else None)
+    frozen_gaps = (
+        find_gaps(frozen, crosstabs=frozen_stats.crosstabs) if frozen is not None else None
+    )
+    report = (
+        compare_claims(corpus, frozen, PUBLISHED_SNAPSHOT if frozen is not None else None)
+        if ledger_path_of(corpus).is_file()
+        else None
+    )
     headline = stats.headline
     parts = [
         "# Corpus statistics",
@@ -48,7 +53,13 @@ def stats_snapshot(corpus: Corpus) -> str:
         "",
     ]
     parts += _claims_section(report)
-    parts += ["## Gaps", "", gaps_markdown(find_gaps(corpus, crosstabs=stats.crosstabs), 3, frozen_gaps, PUBLISHED_SNAPSHOT)]
+    parts += [
+        "## Gaps",
+        "",
+        gaps_markdown(
+            find_gaps(corpus, crosstabs=stats.crosstabs), 3, frozen_gaps, PUBLISHED_SNAPSHOT
+        ),
+    ]
     parts += ["## Statistics", "", stats_markdown(stats, 3, frozen_stats, PUBLISHED_SNAPSHOT)]
     parts += ["## Figures", ""]
     for name, title, caption in FIGURES:
@@ -71,8 +82,11 @@ def _changed_claims_notice(report: ClaimsReport | None) -> list[str]:
     if report is None or not report.changed:
         return []
     ids = ", ".join(f"`{c.id}`" for c in report.changed)
-    return [f"**Changed claims: {ids}** no longer hold on the live corpus (they hold on snapshot "
-            f"`{report.snapshot}`); see [Claims](#claims).", ""]
+    return [
+        f"**Changed claims: {ids}** no longer hold on the live corpus (they hold on snapshot "
+        f"`{report.snapshot}`); see [Claims](#claims).",
+        "",
+    ]
 
 
 def snapshot_files(corpus: Corpus) -> dict[str, bytes]:

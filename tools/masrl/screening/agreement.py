@@ -37,7 +37,9 @@ AUDIT_RATERS = ("original", "annotator")  # the orig_ and ann_ columns
 class Ratings:
     """field -> unit -> rater -> value (a label string)."""
 
-    by_field: dict[str, dict[str, dict[str, str]]] = field(default_factory=lambda: defaultdict(lambda: defaultdict(dict)))
+    by_field: dict[str, dict[str, dict[str, str]]] = field(
+        default_factory=lambda: defaultdict(lambda: defaultdict(dict))
+    )
 
     def add(self, field_name: str, unit: str, rater: str, value: str) -> None:
         self.by_field[field_name][unit][rater] = value
@@ -58,24 +60,41 @@ def read_audit_csv(path: Path, ratings: Ratings, rel: str | None = None) -> int:
     try:
         text = path.read_text(encoding="utf-8-sig")
     except (OSError, UnicodeDecodeError) as exc:
-        raise InputError(f"cannot read the audit CSV ({getattr(exc, 'strerror', None) or exc})", path=rel) from exc
+        raise InputError(
+            f"cannot read the audit CSV ({getattr(exc, 'strerror', None) or exc})", path=rel
+        ) from exc
     reader = csv.DictReader(text.splitlines())
     header = reader.fieldnames or []
     expected = ["key", *(f"{p}_{f}" for f in AUDIT_FIELDS for p in ("orig", "ann"))]
     missing = [c for c in expected if c not in header]
     if missing:
-        raise InputError(f"the audit CSV lacks the column(s) {', '.join(missing)}", path=rel, line=1,
-                         hint="columns: key, orig_<field>, ann_<field> for " + ", ".join(AUDIT_FIELDS)
-                         + ", then " + ", ".join(AUDIT_TRAILING))
+        raise InputError(
+            f"the audit CSV lacks the column(s) {', '.join(missing)}",
+            path=rel,
+            line=1,
+            hint="columns: key, orig_<field>, ann_<field> for "
+            + ", ".join(AUDIT_FIELDS)
+            + ", then "
+            + ", ".join(AUDIT_TRAILING),
+        )
     rows = 0
     seen: dict[str, int] = {}
     for line, row in enumerate(reader, start=2):
         key = (row.get("key") or "").strip()
         if not key:
-            raise InputError("a row has no key", path=rel, line=line, hint="every row names the corpus key it audits")
+            raise InputError(
+                "a row has no key",
+                path=rel,
+                line=line,
+                hint="every row names the corpus key it audits",
+            )
         if key in seen:
-            raise InputError(f"key '{key}' is audited twice (first on line {seen[key]})", path=rel, line=line,
-                             hint="keep one row per key")
+            raise InputError(
+                f"key '{key}' is audited twice (first on line {seen[key]})",
+                path=rel,
+                line=line,
+                hint="keep one row per key",
+            )
         seen[key] = line
         for name in AUDIT_FIELDS:
             for prefix, rater in zip(("orig", "ann"), AUDIT_RATERS, strict=True):
@@ -93,7 +112,9 @@ def read_decisions(project, ratings: Ratings) -> int:
 
     decisions = read_all(project)
     for decision in decisions:
-        ratings.add("decision", decision.record, decision.screener, decision.decision)  # a later one wins
+        ratings.add(
+            "decision", decision.record, decision.screener, decision.decision
+        )  # a later one wins
     return len(decisions)
 
 
@@ -131,15 +152,22 @@ class FieldAgreement:
 
 
 def _finite(value) -> float | None:
-    return None if value is None or (isinstance(value, float) and math.isnan(value)) else round(float(value), 4)
+    return (
+        None
+        if value is None or (isinstance(value, float) and math.isnan(value))
+        else round(float(value), 4)
+    )
 
 
 def field_agreement(field_name: str, units: dict[str, dict[str, str]]) -> FieldAgreement:
     raters = tuple(sorted({r for ratings in units.values() for r in ratings}))
     shared = {u: r for u, r in sorted(units.items()) if len(r) >= 2}
     agreed = [u for u, r in shared.items() if len(set(r.values())) == 1]
-    disagreements = tuple(Disagreement(field_name, u, tuple(sorted(r.items())))
-                          for u, r in shared.items() if len(set(r.values())) > 1)
+    disagreements = tuple(
+        Disagreement(field_name, u, tuple(sorted(r.items())))
+        for u, r in shared.items()
+        if len(set(r.values())) > 1
+    )
     kappa = alpha = None
     if len(raters) == 2 and shared:
         from sklearn.metrics import cohen_kappa_score
@@ -155,8 +183,13 @@ def field_agreement(field_name: str, units: dict[str, dict[str, str]]) -> FieldA
         import numpy as np  # here, not at the top: the site's reliability page imports this module
 
         code = {label: i for i, label in enumerate(labels)}
-        matrix = np.array([[code[units[u][r]] if r in units[u] else np.nan for u in sorted(units)] for r in raters],
-                          dtype=float)
+        matrix = np.array(
+            [
+                [code[units[u][r]] if r in units[u] else np.nan for u in sorted(units)]
+                for r in raters
+            ],
+            dtype=float,
+        )
         alpha = _finite(krippendorff.alpha(reliability_data=matrix, level_of_measurement="nominal"))
     elif shared and len(labels) == 1:
         alpha = None  # every rating the same: agreement is perfect but alpha is undefined
@@ -165,7 +198,9 @@ def field_agreement(field_name: str, units: dict[str, dict[str, str]]) -> FieldA
 
 
 def agreement(ratings: Ratings) -> list[FieldAgreement]:
-    order = {name: i for i, name in enumerate(("decision", *AUDIT_FIELDS))}  # then tag fields by name
+    order = {
+        name: i for i, name in enumerate(("decision", *AUDIT_FIELDS))
+    }  # then tag fields by name
     names = sorted(ratings.by_field, key=lambda n: (order.get(n, len(order)), n))
     return [field_agreement(name, ratings.by_field[name]) for name in names]
 
@@ -181,7 +216,9 @@ def read_tag_readings(project, ratings: Ratings):
     return rulings
 
 
-def _corpus_labels(project, keys: set[str], fields: set[str]) -> dict[tuple[str, str], tuple[str, str]]:
+def _corpus_labels(
+    project, keys: set[str], fields: set[str]
+) -> dict[tuple[str, str], tuple[str, str]]:
     """(entry key, tag field) -> (label, 'path:line') from the corpus entries named, read as raw YAML."""
     from masrl.model.project import read_records
     from masrl.screening.tag_readings import label, tag_fields
@@ -196,12 +233,18 @@ def _corpus_labels(project, keys: set[str], fields: set[str]) -> dict[tuple[str,
             value = record.data[name]
             many = specs[name].kind == "tags"
             if (many and isinstance(value, list) and all(isinstance(v, str) for v in value)) or (
-                    not many and (value is None or isinstance(value, str))):
-                found[record.path.stem, name] = (label(value, many), f"{project.relative(record.path)}:{record.line_of(name)}")
+                not many and (value is None or isinstance(value, str))
+            ):
+                found[record.path.stem, name] = (
+                    label(value, many),
+                    f"{project.relative(record.path)}:{record.line_of(name)}",
+                )
     return found
 
 
-def settle(results: list[FieldAgreement], rulings, corpus: dict[tuple[str, str], tuple[str, str]]) -> list[FieldAgreement]:
+def settle(
+    results: list[FieldAgreement], rulings, corpus: dict[tuple[str, str], tuple[str, str]]
+) -> list[FieldAgreement]:
     """Attach each disagreement's ruling and the corpus value of its field."""
     from dataclasses import replace
 
@@ -212,9 +255,17 @@ def settle(results: list[FieldAgreement], rulings, corpus: dict[tuple[str, str],
         for d in result.disagreements:
             ruling = by_unit.get((d.unit, d.field))
             value, where = corpus.get((d.unit, d.field), (None, None))
-            disagreements.append(replace(d, ruling=ruling.value if ruling else None, ruled_by=ruling.by if ruling else None,
-                                         ruled_at=ruling.where if ruling else None,
-                                         ruling_note=ruling.note if ruling else None, corpus=value, corpus_at=where))
+            disagreements.append(
+                replace(
+                    d,
+                    ruling=ruling.value if ruling else None,
+                    ruled_by=ruling.by if ruling else None,
+                    ruled_at=ruling.where if ruling else None,
+                    ruling_note=ruling.note if ruling else None,
+                    corpus=value,
+                    corpus_at=where,
+                )
+            )
         settled.append(replace(result, disagreements=tuple(disagreements)))
     return settled
 
@@ -226,7 +277,9 @@ def record_rounds(project) -> dict[str, str]:
     rounds = {}
     for record in read_records([*project.entry_paths(), *project.exclusion_paths()]):
         if isinstance(record.data, dict) and record.data.get("round") is not None:
-            rounds[str(record.data.get("key") or record.data.get("record_id") or record.path.stem)] = str(record.data["round"])
+            rounds[
+                str(record.data.get("key") or record.data.get("record_id") or record.path.stem)
+            ] = str(record.data["round"])
     return rounds
 
 
@@ -241,7 +294,9 @@ def only_round(ratings: Ratings, rounds: dict[str, str], round_id: str) -> Ratin
     return kept
 
 
-def project_agreement(project, audits: list[Path] = (), round_id: str | None = None) -> list[FieldAgreement]:
+def project_agreement(
+    project, audits: list[Path] = (), round_id: str | None = None
+) -> list[FieldAgreement]:
     """Agreement over the project's decisions, tag readings and the given audit CSVs, with rulings;
     with ``round_id``, over the records of that round only."""
     ratings = Ratings()
@@ -253,5 +308,9 @@ def project_agreement(project, audits: list[Path] = (), round_id: str | None = N
         ratings = only_round(ratings, record_rounds(project), round_id)
     results = agreement(ratings)
     disputed = {(d.unit, d.field) for r in results for d in r.disagreements}
-    corpus = _corpus_labels(project, {unit for unit, _ in disputed}, {name for _, name in disputed}) if disputed else {}
+    corpus = (
+        _corpus_labels(project, {unit for unit, _ in disputed}, {name for _, name in disputed})
+        if disputed
+        else {}
+    )
     return settle(results, rulings, corpus)

@@ -37,7 +37,18 @@ from masrl.model.records import PLACEHOLDER
 from masrl.screening.decide import Contradiction, decide
 from masrl.screening.queue import QueueRecord, read_queue
 
-EXPORT_COLUMNS = ("record_id", "masrl_id", "title", "abstract", "authors", "doi", "url", "arxiv_id", "keywords", "included")
+EXPORT_COLUMNS = (
+    "record_id",
+    "masrl_id",
+    "title",
+    "abstract",
+    "authors",
+    "doi",
+    "url",
+    "arxiv_id",
+    "keywords",
+    "included",
+)
 MAX_PROJECT_BYTES = 500_000_000  # uncompressed; a bigger "project" is refused rather than unpacked
 
 
@@ -49,28 +60,58 @@ def export_rows(project: Project, labelled: bool = False) -> list[dict]:
     """Queue records first (ranked order is ASReview's job), then, with labelled, the decided records."""
     rows = []
     for record in read_queue(project):
-        rows.append({"masrl_id": record.id, "title": record.title, "abstract": record.abstract,
-                     "authors": ";".join(record.authors), "doi": record.identifiers.get("doi") or "",
-                     "url": record.url or "", "arxiv_id": record.arxiv_id or "",
-                     "keywords": ";".join(record.categories), "included": ""})
+        rows.append(
+            {
+                "masrl_id": record.id,
+                "title": record.title,
+                "abstract": record.abstract,
+                "authors": ";".join(record.authors),
+                "doi": record.identifiers.get("doi") or "",
+                "url": record.url or "",
+                "arxiv_id": record.arxiv_id or "",
+                "keywords": ";".join(record.categories),
+                "included": "",
+            }
+        )
     if labelled:
         for raw in read_records(project.entry_paths()):
             data = raw.data if isinstance(raw.data, dict) else {}
-            identifiers = data.get("identifiers") if isinstance(data.get("identifiers"), dict) else {}
+            identifiers = (
+                data.get("identifiers") if isinstance(data.get("identifiers"), dict) else {}
+            )
             urls = data.get("urls") if isinstance(data.get("urls"), list) else []
             authors = data.get("authors") if isinstance(data.get("authors"), list) else []
-            rows.append({"masrl_id": raw.path.stem, "title": _clean(data.get("title")), "abstract": _clean(data.get("summary")),
-                         "authors": ";".join(a for a in authors if isinstance(a, str)), "doi": identifiers.get("doi") or "",
-                         "url": urls[0] if urls and isinstance(urls[0], str) else "", "arxiv_id": identifiers.get("arxiv") or "",
-                         "keywords": "", "included": "1"})
+            rows.append(
+                {
+                    "masrl_id": raw.path.stem,
+                    "title": _clean(data.get("title")),
+                    "abstract": _clean(data.get("summary")),
+                    "authors": ";".join(a for a in authors if isinstance(a, str)),
+                    "doi": identifiers.get("doi") or "",
+                    "url": urls[0] if urls and isinstance(urls[0], str) else "",
+                    "arxiv_id": identifiers.get("arxiv") or "",
+                    "keywords": "",
+                    "included": "1",
+                }
+            )
         for raw in read_records(project.exclusion_paths()):
             data = raw.data if isinstance(raw.data, dict) else {}
             identifier = _clean(data.get("identifier"))
             arxiv = identifier.split(":", 1)[1] if identifier.lower().startswith("arxiv:") else ""
             doi = identifier.split(":", 1)[1] if identifier.lower().startswith("doi:") else ""
-            rows.append({"masrl_id": raw.path.stem, "title": _clean(data.get("title")), "abstract": _clean(data.get("rationale")),
-                         "authors": "", "doi": doi, "url": _clean(data.get("url")), "arxiv_id": arxiv,
-                         "keywords": "", "included": "0"})
+            rows.append(
+                {
+                    "masrl_id": raw.path.stem,
+                    "title": _clean(data.get("title")),
+                    "abstract": _clean(data.get("rationale")),
+                    "authors": "",
+                    "doi": doi,
+                    "url": _clean(data.get("url")),
+                    "arxiv_id": arxiv,
+                    "keywords": "",
+                    "included": "0",
+                }
+            )
     for number, row in enumerate(rows, start=1):
         row["record_id"] = str(number)
     return rows
@@ -96,7 +137,11 @@ def ris_entries(rows: list[dict]) -> list[dict]:
     """export_rows as rispy entries, in the same order (ASReview's dataset_row is the position)."""
     entries = []
     for row in rows:
-        entry = {"type_of_reference": "GEN", "id": _one_line(row["masrl_id"]), "title": _one_line(row["title"])}
+        entry = {
+            "type_of_reference": "GEN",
+            "id": _one_line(row["masrl_id"]),
+            "title": _one_line(row["title"]),
+        }
         if row["abstract"]:
             entry["abstract"] = _one_line(row["abstract"])
         authors = [_one_line(a) for a in row["authors"].split(";") if a.strip()]
@@ -149,27 +194,42 @@ def read_project(path: Path) -> list[LabelledRow]:
     """Every labelled record of an ASReview (v2/v3) project file, in labelling order."""
     shown = str(path)
     if not path.is_file():
-        raise InputError("no such file", path=shown, hint="give the .asreview file exported from ASReview LAB")
+        raise InputError(
+            "no such file", path=shown, hint="give the .asreview file exported from ASReview LAB"
+        )
     try:
         archive = zipfile.ZipFile(path)
     except (zipfile.BadZipFile, OSError) as exc:
-        raise InputError("not an ASReview project file (it is not a zip archive)", path=shown,
-                         hint="export the project from ASReview LAB with 'Export project' (.asreview)") from exc
+        raise InputError(
+            "not an ASReview project file (it is not a zip archive)",
+            path=shown,
+            hint="export the project from ASReview LAB with 'Export project' (.asreview)",
+        ) from exc
     with archive:
         names = set(archive.namelist())
         if "project.json" not in names or "results.db" not in names:
-            raise InputError("not an ASReview project file (project.json or results.db is missing)", path=shown,
-                             hint="export the project from ASReview LAB with 'Export project' (.asreview)")
+            raise InputError(
+                "not an ASReview project file (project.json or results.db is missing)",
+                path=shown,
+                hint="export the project from ASReview LAB with 'Export project' (.asreview)",
+            )
         if sum(info.file_size for info in archive.infolist()) > MAX_PROJECT_BYTES:
-            raise InputError("the project file unpacks to more than 500 MB; refusing to read it", path=shown)
+            raise InputError(
+                "the project file unpacks to more than 500 MB; refusing to read it", path=shown
+            )
         try:
             config = json.loads(archive.read("project.json"))
         except (ValueError, UnicodeDecodeError) as exc:
-            raise InputError("project.json inside the project file is not valid JSON", path=shown) from exc
+            raise InputError(
+                "project.json inside the project file is not valid JSON", path=shown
+            ) from exc
         version = config.get("project_file_version") if isinstance(config, dict) else None
         if version not in (2, 3):
-            raise InputError(f"unsupported ASReview project file version {version!r} (masrl reads versions 2 and 3)", path=shown,
-                             hint="open and re-export the project in ASReview LAB 2 or 3")
+            raise InputError(
+                f"unsupported ASReview project file version {version!r} (masrl reads versions 2 and 3)",
+                path=shown,
+                hint="open and re-export the project in ASReview LAB 2 or 3",
+            )
         data_rows = _data_file_ids(archive, config)
         with tempfile.TemporaryDirectory() as folder:
             database = Path(folder) / "results.db"
@@ -189,10 +249,16 @@ def _data_file_ids(archive: zipfile.ZipFile, config: dict) -> dict[int, str]:
         return _ris_ids(text)
     if not name.lower().endswith((".csv", ".tsv", ".tab")):
         return {}
-    reader = csv.DictReader(io.StringIO(text), delimiter="\t" if name.lower().endswith((".tsv", ".tab")) else ",")
+    reader = csv.DictReader(
+        io.StringIO(text), delimiter="\t" if name.lower().endswith((".tsv", ".tab")) else ","
+    )
     if "masrl_id" not in (reader.fieldnames or []):
         return {}
-    return {row: (record.get("masrl_id") or "").strip() for row, record in enumerate(reader) if (record.get("masrl_id") or "").strip()}
+    return {
+        row: (record.get("masrl_id") or "").strip()
+        for row, record in enumerate(reader)
+        if (record.get("masrl_id") or "").strip()
+    }
 
 
 def _ris_ids(text: str) -> dict[int, str]:
@@ -203,8 +269,11 @@ def _ris_ids(text: str) -> dict[int, str]:
         entries = rispy.loads(text.removeprefix("\ufeff"), skip_unknown_tags=True)
     except Exception:  # noqa: BLE001  (a RIS file rispy cannot read: match by identifiers and titles)
         return {}
-    return {row: entry["id"].strip() for row, entry in enumerate(entries)
-            if isinstance(entry.get("id"), str) and entry["id"].strip()}
+    return {
+        row: entry["id"].strip()
+        for row, entry in enumerate(entries)
+        if isinstance(entry.get("id"), str) and entry["id"].strip()
+    }
 
 
 def _labelled_rows(database: Path, data_rows: dict[int, str], shown: str) -> list[LabelledRow]:
@@ -214,19 +283,35 @@ def _labelled_rows(database: Path, data_rows: dict[int, str], shown: str) -> lis
             rows = connection.execute(
                 "SELECT res.record_id, rec.title, rec.doi, rec.url, rec.dataset_row, res.label, res.time, res.note, res.user_id "
                 "FROM results AS res JOIN record AS rec ON rec.record_id = res.record_id "
-                "WHERE res.label IS NOT NULL ORDER BY res.rowid").fetchall()
+                "WHERE res.label IS NOT NULL ORDER BY res.rowid"
+            ).fetchall()
         finally:
             connection.close()
     except sqlite3.DatabaseError as exc:
-        raise InputError(f"results.db inside the project file cannot be read ({exc})", path=shown,
-                         hint="the file is damaged or from an ASReview version masrl does not read; re-export it") from exc
+        raise InputError(
+            f"results.db inside the project file cannot be read ({exc})",
+            path=shown,
+            hint="the file is damaged or from an ASReview version masrl does not read; re-export it",
+        ) from exc
     result = []
     for record_id, title, doi, url, dataset_row, label, time, note, user in rows:
         if label not in (0, 1):
-            raise InputError(f"ASReview record {record_id} has the label {label!r}, not 0 or 1", path=shown)
-        result.append(LabelledRow(int(record_id), title or "", doi or None, url or None, data_rows.get(dataset_row),
-                                  int(label), float(time) if time is not None else None, note or None,
-                                  str(user) if user is not None else None))
+            raise InputError(
+                f"ASReview record {record_id} has the label {label!r}, not 0 or 1", path=shown
+            )
+        result.append(
+            LabelledRow(
+                int(record_id),
+                title or "",
+                doi or None,
+                url or None,
+                data_rows.get(dataset_row),
+                int(label),
+                float(time) if time is not None else None,
+                note or None,
+                str(user) if user is not None else None,
+            )
+        )
     return result
 
 
@@ -256,16 +341,33 @@ class _Known:
 
 
 def _known(project: Project, queue: list[QueueRecord]) -> list[_Known]:
-    known = [_Known(r.id, "queue", frozenset(ids.normalized_keys(r.identifiers, None, [r.url] if r.url else [])),
-                    ids.normalize_title(r.title)) for r in queue]
+    known = [
+        _Known(
+            r.id,
+            "queue",
+            frozenset(ids.normalized_keys(r.identifiers, None, [r.url] if r.url else [])),
+            ids.normalize_title(r.title),
+        )
+        for r in queue
+    ]
     for kind, paths in (("include", project.entry_paths()), ("exclude", project.exclusion_paths())):
         for raw in read_records(paths):
             data = raw.data if isinstance(raw.data, dict) else {}
             urls = data.get("urls") if isinstance(data.get("urls"), list) else [data.get("url")]
-            identifiers = data.get("identifiers") if isinstance(data.get("identifiers"), dict) else None
+            identifiers = (
+                data.get("identifiers") if isinstance(data.get("identifiers"), dict) else None
+            )
             identifier = data.get("identifier") if isinstance(data.get("identifier"), str) else None
-            known.append(_Known(raw.path.stem, kind, frozenset(ids.normalized_keys(identifiers, identifier, urls)),
-                                ids.normalize_title(data.get("title") if isinstance(data.get("title"), str) else "")))
+            known.append(
+                _Known(
+                    raw.path.stem,
+                    kind,
+                    frozenset(ids.normalized_keys(identifiers, identifier, urls)),
+                    ids.normalize_title(
+                        data.get("title") if isinstance(data.get("title"), str) else ""
+                    ),
+                )
+            )
     return known
 
 
@@ -274,8 +376,11 @@ def _match(row: LabelledRow, known: list[_Known]) -> _Known | None:
         for item in known:
             if item.name == row.masrl_id:
                 return item
-    identities = ids.normalized_keys({"doi": row.doi.removeprefix("https://doi.org/")} if row.doi else None, None,
-                                     [row.url] if row.url else [])
+    identities = ids.normalized_keys(
+        {"doi": row.doi.removeprefix("https://doi.org/")} if row.doi else None,
+        None,
+        [row.url] if row.url else [],
+    )
     for item in known:
         if identities & item.identities:
             return item
@@ -290,7 +395,9 @@ def _match(row: LabelledRow, known: list[_Known]) -> _Known | None:
 NOTE_REASON = re.compile(r"^\s*(?P<code>[a-z_]+)\s*:\s*(?P<rationale>.+)$", re.DOTALL)
 
 
-def import_project(project: Project, path: Path, screener: str | None = None, round_id: str | None = None) -> ImportReport:
+def import_project(
+    project: Project, path: Path, screener: str | None = None, round_id: str | None = None
+) -> ImportReport:
     """Turn an ASReview project's labels into masrl decisions; see the module docstring."""
     rows = read_project(path)
     if not rows:
@@ -301,22 +408,34 @@ def import_project(project: Project, path: Path, screener: str | None = None, ro
     reasons = project.taxonomy()["exclusion_reasons"].ids
     matches = [(row, _match(row, known)) for row in rows]
     if all(item is None for _, item in matches):
-        raise InputError(f"none of the project's {len(rows)} labelled records matches a queue, corpus or exclusion record",
-                         path=str(path), hint="is it the project exported from this corpus's queue? nothing was written")
+        raise InputError(
+            f"none of the project's {len(rows)} labelled records matches a queue, corpus or exclusion record",
+            path=str(path),
+            hint="is it the project exported from this corpus's queue? nothing was written",
+        )
     report = ImportReport()
     decided_here: dict[str, int] = {}
     for row, item in matches:
         wanted = "include" if row.label == 1 else "exclude"
         if item is None:
-            report.unmatched.append(f"{row.where}: no queue, corpus or exclusion record with its id or title")
+            report.unmatched.append(
+                f"{row.where}: no queue, corpus or exclusion record with its id or title"
+            )
             continue
         if item.kind != "queue":
             (report.agreed if item.kind == wanted else report.contradictions).append(
-                f"{row.where} ({wanted}) vs {item.name} ({item.kind}d in masrl)" if item.kind != wanted else f"{item.name}: {wanted}")
+                f"{row.where} ({wanted}) vs {item.name} ({item.kind}d in masrl)"
+                if item.kind != wanted
+                else f"{item.name}: {wanted}"
+            )
             continue
-        if item.name in decided_here:  # ASReview groups duplicates; the first label of a record wins
+        if (
+            item.name in decided_here
+        ):  # ASReview groups duplicates; the first label of a record wins
             if decided_here[item.name] != row.label:
-                report.contradictions.append(f"{row.where}: labelled both ways in the project for {item.name}")
+                report.contradictions.append(
+                    f"{row.where}: labelled both ways in the project for {item.name}"
+                )
             continue
         decided_here[item.name] = row.label
         who = screener or (f"asreview-user-{row.user}" if row.user else "asreview")
@@ -327,15 +446,32 @@ def import_project(project: Project, path: Path, screener: str | None = None, ro
             if match and match["code"] in reasons:
                 reason, rationale = match["code"], " ".join(match["rationale"].split())
             else:  # ASReview records no reason: written as TODO, which validate lists until filled
-                reason, rationale, unreviewed = PLACEHOLDER, " ".join((row.note or "").split()) or PLACEHOLDER, True
+                reason, rationale, unreviewed = (
+                    PLACEHOLDER,
+                    " ".join((row.note or "").split()) or PLACEHOLDER,
+                    True,
+                )
         try:
-            result = decide(project, item.name, wanted, who, round_id=round_id, reason_code=reason, rationale=rationale,
-                            today=date, record=by_id[item.name], reason_to_fill=unreviewed)
+            result = decide(
+                project,
+                item.name,
+                wanted,
+                who,
+                round_id=round_id,
+                reason_code=reason,
+                rationale=rationale,
+                today=date,
+                record=by_id[item.name],
+                reason_to_fill=unreviewed,
+            )
         except Contradiction as exc:
             report.contradictions.append(f"{row.where}: {exc}")
             continue
         except (InputError, UsageError) as exc:
             report.problems.append(f"{row.where}: {exc}")
             continue
-        report.applied.append(f"{item.name}: {wanted}" + (f" -> {project.relative(result.written)}" if result.written else ""))
+        report.applied.append(
+            f"{item.name}: {wanted}"
+            + (f" -> {project.relative(result.written)}" if result.written else "")
+        )
     return report

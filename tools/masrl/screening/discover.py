@@ -42,7 +42,9 @@ class KnownRecords:
     keys: dict[str, str] = field(default_factory=dict)  # identity key -> where it is recorded
     titles: dict[str, str] = field(default_factory=dict)
 
-    def add(self, where: str, identifiers: dict | None, record_identifier: str | None, urls, title) -> None:
+    def add(
+        self, where: str, identifiers: dict | None, record_identifier: str | None, urls, title
+    ) -> None:
         for key in ids.normalized_keys(identifiers, record_identifier, urls):
             self.keys.setdefault(key, where)
         if isinstance(title, str) and title.strip():
@@ -63,7 +65,9 @@ def known_records(project: Project, queue) -> KnownRecords:
         data = record.data if isinstance(record.data, dict) else {}
         idents = data.get("identifiers") if isinstance(data.get("identifiers"), dict) else None
         urls = data.get("urls") if isinstance(data.get("urls"), list) else [data.get("url")]
-        record_identifier = data.get("identifier") if isinstance(data.get("identifier"), str) else None
+        record_identifier = (
+            data.get("identifier") if isinstance(data.get("identifier"), str) else None
+        )
         known.add(project.relative(record.path), idents, record_identifier, urls, data.get("title"))
     return known
 
@@ -75,11 +79,15 @@ def family_queries(project: Project, families: list[str] | None) -> list[tuple[s
     chosen = families or [f for f in axis.ids if with_query.get(f)]
     unknown = [f for f in chosen if f not in axis.by_id]
     if unknown:
-        raise UsageError(f"unknown query family '{unknown[0]}'", hint=f"use one of: {', '.join(axis.ids)}")
+        raise UsageError(
+            f"unknown query family '{unknown[0]}'", hint=f"use one of: {', '.join(axis.ids)}"
+        )
     missing = [f for f in chosen if not with_query.get(f)]
     if missing:
-        raise UsageError(f"query family '{missing[0]}' has no arXiv query",
-                         hint="add queries: {arxiv: ...} to it in taxonomy/query_families.yaml")
+        raise UsageError(
+            f"query family '{missing[0]}' has no arXiv query",
+            hint="add queries: {arxiv: ...} to it in taxonomy/query_families.yaml",
+        )
     return [(f, with_query[f]) for f in chosen]
 
 
@@ -95,7 +103,9 @@ def queue_record(paper: PaperMetadata, families: list[str], today: dt.date, roun
         "authors": list(paper.authors),
         "published": paper.published,
         "abstract": paper.abstract,
-        "categories": list(paper.categories or ([paper.primary_category] if paper.primary_category else [])),
+        "categories": list(
+            paper.categories or ([paper.primary_category] if paper.primary_category else [])
+        ),
         "identifiers": {"arxiv": paper.arxiv_id, "doi": paper.doi},
         "url": paper.url,
         "families": families,
@@ -104,17 +114,21 @@ def queue_record(paper: PaperMetadata, families: list[str], today: dt.date, roun
     }
 
 
-def ensure_round(project: Project, round_id: str, since: dt.date, until: dt.date, families: list[str]) -> bool:
+def ensure_round(
+    project: Project, round_id: str, since: dt.date, until: dt.date, families: list[str]
+) -> bool:
     """Append the round to screening/rounds.yaml (as text, keeping the file's layout) unless it
     is already there; True when it was added."""
     if round_id in {r.id for r in load_rounds(project)}:
         return False
     path = project.root / ROUNDS_FILE
     text = path.read_text(encoding="utf-8") if path.is_file() else "rounds:\n"
-    block = (f"  - id: '{round_id}'\n    date: '{until.isoformat()}'\n"
-             f"    searched: {{from: '{since.isoformat()}', until: '{until.isoformat()}'}}\n"
-             f"    query_families: [{', '.join(families)}]\n    sources: [arxiv]\n"
-             f"    notes: Opened by masrl discover.\n")
+    block = (
+        f"  - id: '{round_id}'\n    date: '{until.isoformat()}'\n"
+        f"    searched: {{from: '{since.isoformat()}', until: '{until.isoformat()}'}}\n"
+        f"    query_families: [{', '.join(families)}]\n    sources: [arxiv]\n"
+        f"    notes: Opened by masrl discover.\n"
+    )
     write_atomic(path, text + ("" if text.endswith("\n") else "\n") + block)
     return True
 
@@ -134,14 +148,26 @@ def _load_state(path: Path, run: dict) -> list[str]:
         state = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return []
-    if not isinstance(state, dict) or state.get("run") != run or not isinstance(state.get("done"), list):
+    if (
+        not isinstance(state, dict)
+        or state.get("run") != run
+        or not isinstance(state.get("done"), list)
+    ):
         return []  # a different run's state, or a damaged one: start over (dedup keeps it safe)
     return [f for f in state["done"] if isinstance(f, str)]
 
 
-def discover(project: Project, since: dt.date, until: dt.date, client: ArxivClient,
-             families: list[str] | None = None, round_id: str | None = None, today: dt.date | None = None,
-             max_results: int = DEFAULT_MAX_RESULTS, progress: Callable | None = None) -> DiscoverResult:
+def discover(
+    project: Project,
+    since: dt.date,
+    until: dt.date,
+    client: ArxivClient,
+    families: list[str] | None = None,
+    round_id: str | None = None,
+    today: dt.date | None = None,
+    max_results: int = DEFAULT_MAX_RESULTS,
+    progress: Callable | None = None,
+) -> DiscoverResult:
     """Run the families over [since, until]; write new candidates to the queue as they come."""
     today = today or dt.date.today()
     if since > until:
@@ -154,12 +180,18 @@ def discover(project: Project, since: dt.date, until: dt.date, client: ArxivClie
     known = known_records(project, queue)
     for item in queue.values():
         data = record_data(item)
-        known.add(project.relative(item.path), data["identifiers"], None, [data["url"]], data["title"])
+        known.add(
+            project.relative(item.path), data["identifiers"], None, [data["url"]], data["title"]
+        )
     ensure_round(project, round_id, since, until, [f for f, _ in queries])
 
     state_path = project.root / STATE_FILE
-    run = {"since": since.isoformat(), "until": until.isoformat(), "round": round_id,
-           "families": [f for f, _ in queries]}
+    run = {
+        "since": since.isoformat(),
+        "until": until.isoformat(),
+        "round": round_id,
+        "families": [f for f, _ in queries],
+    }
     done = _load_state(state_path, run)
     result = DiscoverResult(round_id, resumed=[f for f, _ in queries if f in done])
     for family, query in queries:
@@ -182,10 +214,14 @@ def discover(project: Project, since: dt.date, until: dt.date, client: ArxivClie
             data = queue_record(paper, [family], today, round_id)
             path = write_item(project, data)
             queue[stem] = queue_record_from_data(data, path)
-            known.add(project.relative(path), data["identifiers"], None, [data["url"]], data["title"])
+            known.add(
+                project.relative(path), data["identifiers"], None, [data["url"]], data["title"]
+            )
             result.added.append(stem)
         found = [p.arxiv_id for p in papers]
-        record_identified(project, round_id, "arxiv", found, [i for i in found if i in result.known])
+        record_identified(
+            project, round_id, "arxiv", found, [i for i in found if i in result.known]
+        )
         done.append(family)
         result.families_run.append(family)
         write_atomic(state_path, json.dumps({"run": run, "done": done}, indent=1) + "\n")

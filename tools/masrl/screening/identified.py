@@ -17,11 +17,16 @@ def read_identified(project, round_id: str) -> dict:
     if not path.is_file():
         return {"identified": {}, "duplicates": {}, "citations": {}}
     data = yamlio.load_file(path)
-    return {"identified": dict(data.get("identified") or {}), "duplicates": dict(data.get("duplicates") or {}),
-            "citations": {d: dict(v) for d, v in (data.get("citations") or {}).items()}}
+    return {
+        "identified": dict(data.get("identified") or {}),
+        "duplicates": dict(data.get("duplicates") or {}),
+        "citations": {d: dict(v) for d, v in (data.get("citations") or {}).items()},
+    }
 
 
-def record_identified(project, round_id: str, source: str, found: list[str], duplicates: list[str]) -> None:
+def record_identified(
+    project, round_id: str, source: str, found: list[str], duplicates: list[str]
+) -> None:
     """Merge one search's hits and dropped duplicates into screening/identified/<round>.yaml."""
     data = read_identified(project, round_id)
     for name, ids in (("identified", found), ("duplicates", duplicates)):
@@ -43,11 +48,17 @@ def record_citations(project, round_id: str, direction: str, found: dict[str, li
 
 
 def write_identified(project, round_id: str, data: dict) -> None:
-    body = {"identified": dict(sorted(data["identified"].items())),
-            "duplicates": dict(sorted(data["duplicates"].items()))}
+    body = {
+        "identified": dict(sorted(data["identified"].items())),
+        "duplicates": dict(sorted(data["duplicates"].items())),
+    }
     if data.get("citations"):
-        body["citations"] = {d: data["citations"][d] for d in DIRECTIONS if data["citations"].get(d)}
-    text = ("# Search hits of the round: database search per source, citation searching per direction\n"
-            "# with the seed entries, and dropped duplicates (masrl discover writes the first and last).\n"
-            + yamlio.dumps(body))
+        body["citations"] = {
+            d: data["citations"][d] for d in DIRECTIONS if data["citations"].get(d)
+        }
+    text = (
+        "# Search hits of the round: database search per source, citation searching per direction\n"
+        "# with the seed entries, and dropped duplicates (masrl discover writes the first and last).\n"
+        + yamlio.dumps(body)
+    )
     yamlio.write_atomic(project.root / IDENTIFIED_DIR / f"{round_id}.yaml", text)

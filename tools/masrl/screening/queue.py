@@ -29,7 +29,6 @@ DECISIONS = ("include", "exclude", "defer")
 MAX_QUEUE_FILE = 1_000_000  # bytes; a queue file is one record, so anything bigger is a mistake
 
 
-
 def screening_dir(project: Project) -> Path:
     return project.root / "screening"
 
@@ -104,7 +103,10 @@ def _check_value(kind: str, value) -> str | None:
     elif kind == "strings":
         if not isinstance(value, list) or not all(isinstance(v, str) and v.strip() for v in value):
             return "must be a list of non-empty strings, e.g. [cs.AI, cs.LG]"
-    elif kind == "mapping" and (not isinstance(value, dict) or not all(v is None or isinstance(v, str) for v in value.values())):
+    elif kind == "mapping" and (
+        not isinstance(value, dict)
+        or not all(v is None or isinstance(v, str) for v in value.values())
+    ):
         return "must be a mapping such as {arxiv: 2606.01234, doi: null}"
     return None
 
@@ -112,25 +114,35 @@ def _check_value(kind: str, value) -> str | None:
 def check_queue_data(data, rel: str, stem: str, known_rounds: set[str] | None) -> list[str]:
     """Every problem of one parsed queue file, each as 'rel:line: message'."""
     if not isinstance(data, dict):
-        return [f"{rel}:1: a queue file must be a mapping of fields (id:, title:, ...), not {type(data).__name__}"]
+        return [
+            f"{rel}:1: a queue file must be a mapping of fields (id:, title:, ...), not {type(data).__name__}"
+        ]
     line_of = data.line_of if isinstance(data, yamlio.LineDict) else (lambda _key: 1)
     problems = []
     for name in data:
         if name not in QUEUE_FIELDS:
-            problems.append(f"{rel}:{line_of(name)}: unknown field '{name}' (known fields: {', '.join(QUEUE_FIELDS)})")
+            problems.append(
+                f"{rel}:{line_of(name)}: unknown field '{name}' (known fields: {', '.join(QUEUE_FIELDS)})"
+            )
     for name, (required, kind) in QUEUE_FIELDS.items():
         if name not in data or data[name] is None:
             if required:
-                problems.append(f"{rel}:{getattr(data, 'line', 1)}: missing field '{name}' (add '{name}: ...')")
+                problems.append(
+                    f"{rel}:{getattr(data, 'line', 1)}: missing field '{name}' (add '{name}: ...')"
+                )
             continue
         problem = _check_value(kind, data[name])
         if problem:
             problems.append(f"{rel}:{line_of(name)}: '{name}' {problem}")
     if isinstance(data.get("id"), str) and data["id"] != stem:
-        problems.append(f"{rel}:{line_of('id')}: id '{data['id']}' does not match the file name '{stem}.yaml' (rename the file or fix the id)")
+        problems.append(
+            f"{rel}:{line_of('id')}: id '{data['id']}' does not match the file name '{stem}.yaml' (rename the file or fix the id)"
+        )
     rnd = data.get("round")
     if known_rounds is not None and isinstance(rnd, str) and rnd not in known_rounds:
-        problems.append(f"{rel}:{line_of('round')}: unknown round '{rnd}' (add it to screening/rounds.yaml or use one of: {', '.join(sorted(known_rounds)) or 'none defined'})")
+        problems.append(
+            f"{rel}:{line_of('round')}: unknown round '{rnd}' (add it to screening/rounds.yaml or use one of: {', '.join(sorted(known_rounds)) or 'none defined'})"
+        )
     return problems
 
 
@@ -154,8 +166,12 @@ def queue_record_from_data(data: dict, path: Path | None = None) -> QueueRecord:
 
 def record_data(record: QueueRecord) -> dict:
     """A queue record as the plain data of its file, fields in QUEUE_FIELDS order."""
-    values = {"authors": list(record.authors), "categories": list(record.categories), "families": list(record.families),
-              "identifiers": dict(record.identifiers)}
+    values = {
+        "authors": list(record.authors),
+        "categories": list(record.categories),
+        "families": list(record.families),
+        "identifiers": dict(record.identifiers),
+    }
     return {name: values.get(name, getattr(record, name)) for name in QUEUE_FIELDS}
 
 
@@ -163,7 +179,9 @@ def write_item(project: Project, data: dict) -> Path:
     """Write one candidate to screening/queue/<id>.yaml, refusing data the reader would refuse."""
     stem = data.get("id")
     if not isinstance(stem, str) or not QUEUE_ID.match(stem):
-        raise InputError(f"queue id {stem!r} cannot be a file name", hint="use the arXiv id without its version")
+        raise InputError(
+            f"queue id {stem!r} cannot be a file name", hint="use the arXiv id without its version"
+        )
     rel = f"screening/queue/{stem}.yaml"
     problems = check_queue_data(yamlio.loads(yamlio.dumps(data)), rel, stem, None)
     if problems:
@@ -189,12 +207,16 @@ def read_queue(project: Project, check_rounds: bool = True) -> list[QueueRecord]
             problems.append(f"{rel}:1: not a regular file (replace the link with the file itself)")
             continue
         if path.stat().st_size > MAX_QUEUE_FILE:
-            problems.append(f"{rel}:1: the file is larger than {MAX_QUEUE_FILE} bytes; a queue file holds one record")
+            problems.append(
+                f"{rel}:1: the file is larger than {MAX_QUEUE_FILE} bytes; a queue file holds one record"
+            )
             continue
         try:
             data = yamlio.load_file(path)
         except yamlio.YamlError as exc:
-            problems.append(f"{rel}:{exc.line or 1}: {exc.message}" + (f" ({exc.hint})" if exc.hint else ""))
+            problems.append(
+                f"{rel}:{exc.line or 1}: {exc.message}" + (f" ({exc.hint})" if exc.hint else "")
+            )
             continue
         found = check_queue_data(data, rel, path.stem, rounds)
         if found:
@@ -202,7 +224,11 @@ def read_queue(project: Project, check_rounds: bool = True) -> list[QueueRecord]
         else:
             records.append(queue_record_from_data(data, path))
     if problems:
-        raise ProblemsError(folder, problems, heading=f"the screening queue has {len(problems)} problem(s); fix them and run the command again:")
+        raise ProblemsError(
+            folder,
+            problems,
+            heading=f"the screening queue has {len(problems)} problem(s); fix them and run the command again:",
+        )
     return records
 
 
@@ -222,7 +248,12 @@ def read_rounds(project: Project) -> dict[str, dict]:
         raise InputError(exc.message, path=rel, line=exc.line, hint=exc.hint) from exc
     rounds = data.get("rounds") if isinstance(data, dict) else None
     if not isinstance(rounds, list):
-        raise InputError("expected a mapping with a list 'rounds:'", path=rel, line=1, hint="see CONTRIBUTING.md for the rounds layout")
+        raise InputError(
+            "expected a mapping with a list 'rounds:'",
+            path=rel,
+            line=1,
+            hint="see CONTRIBUTING.md for the rounds layout",
+        )
     result = {}
     for index, item in enumerate(rounds):
         line = rounds.line_of(index) if isinstance(rounds, yamlio.LineList) else 1
@@ -236,8 +267,11 @@ def require_round(project: Project, round_id: str) -> None:
     rounds = read_rounds(project)
     if round_id not in rounds:
         known = ", ".join(sorted(rounds)) or "none defined"
-        raise InputError(f"unknown round '{round_id}'", path=project.relative(rounds_path(project)),
-                         hint=f"add the round to the rounds file or use one of: {known}")
+        raise InputError(
+            f"unknown round '{round_id}'",
+            path=project.relative(rounds_path(project)),
+            hint=f"add the round to the rounds file or use one of: {known}",
+        )
 
 
 # ---------------------------------------------------------------------------------------------
@@ -256,8 +290,14 @@ class Decision:
     where: str = field(default="", compare=False)  # 'path:line' for messages
 
     def to_data(self) -> dict:
-        return {"record": self.record, "screener": self.screener, "decision": self.decision,
-                "reason_code": self.reason_code, "rationale": self.rationale, "date": self.date}
+        return {
+            "record": self.record,
+            "screener": self.screener,
+            "decision": self.decision,
+            "reason_code": self.reason_code,
+            "rationale": self.rationale,
+            "date": self.date,
+        }
 
 
 def read_decisions_file(project: Project, path: Path) -> list[Decision]:
@@ -273,20 +313,34 @@ def read_decisions_file(project: Project, path: Path) -> list[Decision]:
     for index, item in enumerate(items):
         line = items.line_of(index) if isinstance(items, yamlio.LineList) else 1
         if not isinstance(item, dict):
-            problems.append(f"{rel}:{line}: each decision must be a mapping (record:, screener:, decision:, date:)")
+            problems.append(
+                f"{rel}:{line}: each decision must be a mapping (record:, screener:, decision:, date:)"
+            )
             continue
         for name in ("record", "screener", "decision", "date"):
             if not isinstance(item.get(name), str) or not item[name].strip():
                 problems.append(f"{rel}:{line}: decision without '{name}' (add '{name}: ...')")
         if item.get("decision") not in (None, *DECISIONS) and isinstance(item.get("decision"), str):
-            problems.append(f"{rel}:{line}: decision '{item['decision']}' is not one of {', '.join(DECISIONS)}")
+            problems.append(
+                f"{rel}:{line}: decision '{item['decision']}' is not one of {', '.join(DECISIONS)}"
+            )
         if isinstance(item.get("date"), str) and not DATE.match(item["date"]):
             problems.append(f"{rel}:{line}: date '{item['date']}' is not YYYY-MM-DD")
         if item.get("decision") == "exclude" and not item.get("reason_code"):
             problems.append(f"{rel}:{line}: an exclude decision needs a 'reason_code'")
         if not problems:
-            decisions.append(Decision(item["record"], item["screener"], item["decision"], item.get("reason_code"),
-                                      item.get("rationale"), item["date"], path.stem, f"{rel}:{line}"))
+            decisions.append(
+                Decision(
+                    item["record"],
+                    item["screener"],
+                    item["decision"],
+                    item.get("reason_code"),
+                    item.get("rationale"),
+                    item["date"],
+                    path.stem,
+                    f"{rel}:{line}",
+                )
+            )
     if problems:
         raise ProblemsError(path, problems, heading=f"{rel} has {len(problems)} problem(s):")
     return decisions
@@ -336,23 +390,49 @@ def labelled_documents(project: Project) -> list[Document]:
         data = raw.data if isinstance(raw.data, dict) else None
         if data is None or not isinstance(data.get("title"), str):
             continue
-        authors = tuple(a for a in data.get("authors") or () if isinstance(a, str)) if isinstance(data.get("authors"), list) else ()
+        authors = (
+            tuple(a for a in data.get("authors") or () if isinstance(a, str))
+            if isinstance(data.get("authors"), list)
+            else ()
+        )
         category = data.get("primary_category")
-        documents.append(Document(
-            id=raw.path.stem, title=data["title"], text=f"{data['title']}. {_prose(data.get('summary'))}".strip(),
-            authors=authors, categories=(category,) if isinstance(category, str) else (), label=1,
-        ))
+        documents.append(
+            Document(
+                id=raw.path.stem,
+                title=data["title"],
+                text=f"{data['title']}. {_prose(data.get('summary'))}".strip(),
+                authors=authors,
+                categories=(category,) if isinstance(category, str) else (),
+                label=1,
+            )
+        )
     for raw in read_records(project.exclusion_paths()):
         data = raw.data if isinstance(raw.data, dict) else None
         if data is None or not isinstance(data.get("title"), str):
             continue
-        documents.append(Document(
-            id=raw.path.stem, title=data["title"], text=f"{data['title']}. {_prose(data.get('rationale'))}".strip(),
-            label=0, reason_code=data.get("reason_code") if isinstance(data.get("reason_code"), str) else None,
-        ))
+        documents.append(
+            Document(
+                id=raw.path.stem,
+                title=data["title"],
+                text=f"{data['title']}. {_prose(data.get('rationale'))}".strip(),
+                label=0,
+                reason_code=data.get("reason_code")
+                if isinstance(data.get("reason_code"), str)
+                else None,
+            )
+        )
     return documents
 
 
 def queue_documents(records: list[QueueRecord]) -> list[Document]:
-    return [Document(id=r.id, title=r.title, text=f"{r.title}. {r.abstract}".strip(), authors=r.authors,
-                     categories=r.categories, families=r.families) for r in records]
+    return [
+        Document(
+            id=r.id,
+            title=r.title,
+            text=f"{r.title}. {r.abstract}".strip(),
+            authors=r.authors,
+            categories=r.categories,
+            families=r.families,
+        )
+        for r in records
+    ]

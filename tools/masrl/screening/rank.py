@@ -49,7 +49,9 @@ class RankSettings:
     categories: bool = True
     authors: bool = True
     C: float = 4.0
-    include_weight: float | None = None  # weight of an include relative to an exclude; None: balanced classes
+    include_weight: float | None = (
+        None  # weight of an include relative to an exclude; None: balanced classes
+    )
     stop_words: bool = False  # keeping "no", "not", "only" measured better on our decisions
     # weight of a character 3-5-gram TF-IDF block (0: off): at 0.3 it helps short titles; at 1.0
     # it drowned the word block (WSS@95 22.5 against 24.3 on the 176 decisions of round 2026-11)
@@ -58,7 +60,9 @@ class RankSettings:
     field_weight: float = 0.5  # scale of the dense field blocks next to the unit-norm TF-IDF rows
 
     def only_text(self) -> RankSettings:
-        return replace(self, taxonomy=False, families=False, reasons=False, categories=False, authors=False)
+        return replace(
+            self, taxonomy=False, families=False, reasons=False, categories=False, authors=False
+        )
 
 
 @dataclass(frozen=True)
@@ -77,14 +81,21 @@ class FieldKnowledge:
             return [v for v in (data.get("values") or []) if isinstance(v, dict) and "id" in v]
 
         definitions = tuple(
-            (f"{axis}/{v['id']}", f"{v.get('label', '')} {v.get('name', '')} {v.get('definition', '')}")
-            for axis in TAXONOMY_AXES for v in values(axis)
+            (
+                f"{axis}/{v['id']}",
+                f"{v.get('label', '')} {v.get('name', '')} {v.get('definition', '')}",
+            )
+            for axis in TAXONOMY_AXES
+            for v in values(axis)
         )
         families = tuple(
             (v["id"], tuple(v.get("terms") or ()) or (str(v.get("label", v["id"])),))
             for v in values("query_families")
         )
-        reasons = tuple((v["id"], f"{v.get('label', '')} {v.get('definition', '')}") for v in values("exclusion_reasons"))
+        reasons = tuple(
+            (v["id"], f"{v.get('label', '')} {v.get('definition', '')}")
+            for v in values("exclusion_reasons")
+        )
         return cls(definitions, families, reasons)
 
 
@@ -107,15 +118,26 @@ class Ranker:
     centroids) are recomputed at every fit from the training records only.
     """
 
-    def __init__(self, documents: list[Document], knowledge: FieldKnowledge, settings: RankSettings | None = None):
+    def __init__(
+        self,
+        documents: list[Document],
+        knowledge: FieldKnowledge,
+        settings: RankSettings | None = None,
+    ):
         self.documents = documents
         self.knowledge = knowledge
         self.settings = settings or RankSettings()
         from sklearn.feature_extraction.text import TfidfVectorizer
 
         s = self.settings
-        self.vectorizer = TfidfVectorizer(ngram_range=(1, 2), sublinear_tf=True, min_df=1, max_df=0.95,
-                                          stop_words="english" if self.settings.stop_words else None, dtype=np.float64)
+        self.vectorizer = TfidfVectorizer(
+            ngram_range=(1, 2),
+            sublinear_tf=True,
+            min_df=1,
+            max_df=0.95,
+            stop_words="english" if self.settings.stop_words else None,
+            dtype=np.float64,
+        )
         texts = [d.text for d in documents]
         self.tfidf = self.vectorizer.fit_transform(texts).tocsr()
         vocabulary = self.vectorizer.get_feature_names_out()
@@ -124,26 +146,52 @@ class Ranker:
             blocks.append(self.tfidf)
             names += [f"term:{t}" for t in vocabulary]
         if s.text and s.char_ngrams:
-            characters = TfidfVectorizer(analyzer="char_wb", ngram_range=(3, 5), sublinear_tf=True, min_df=2, dtype=np.float64)
+            characters = TfidfVectorizer(
+                analyzer="char_wb",
+                ngram_range=(3, 5),
+                sublinear_tf=True,
+                min_df=2,
+                dtype=np.float64,
+            )
             blocks.append(characters.fit_transform(texts) * s.char_ngrams)
             names += [f"chars:{t.strip()}" for t in characters.get_feature_names_out()]
         if s.taxonomy and knowledge.definitions:
-            blocks.append(sparse.csr_matrix(self._similarity([t for _, t in knowledge.definitions]) * s.field_weight))
+            blocks.append(
+                sparse.csr_matrix(
+                    self._similarity([t for _, t in knowledge.definitions]) * s.field_weight
+                )
+            )
             names += [f"taxonomy:{n}" for n, _ in knowledge.definitions]
         if s.families and knowledge.family_terms:
             normal = [_normal(t) for t in texts]
-            matches = np.array([[float(any(_normal(term) in doc for term in terms)) for _, terms in knowledge.family_terms]
-                                for doc in normal])
+            matches = np.array(
+                [
+                    [
+                        float(any(_normal(term) in doc for term in terms))
+                        for _, terms in knowledge.family_terms
+                    ]
+                    for doc in normal
+                ]
+            )
             blocks.append(sparse.csr_matrix(matches * s.field_weight))
             names += [f"family:{f}" for f, _ in knowledge.family_terms]
         if s.reasons and knowledge.reason_definitions:
-            blocks.append(sparse.csr_matrix(self._similarity([t for _, t in knowledge.reason_definitions]) * s.field_weight))
+            blocks.append(
+                sparse.csr_matrix(
+                    self._similarity([t for _, t in knowledge.reason_definitions]) * s.field_weight
+                )
+            )
             names += [f"reason-definition:{r}" for r, _ in knowledge.reason_definitions]
-        self.static = sparse.hstack(blocks).tocsr() if blocks else sparse.csr_matrix((len(documents), 0))
+        self.static = (
+            sparse.hstack(blocks).tocsr() if blocks else sparse.csr_matrix((len(documents), 0))
+        )
         self.static_names = names
         self.categories = sorted({c for d in documents for c in d.categories})
         self.category_matrix = sparse.csr_matrix(
-            np.array([[float(c in d.categories) for c in self.categories] for d in documents]).reshape(len(documents), -1))
+            np.array(
+                [[float(c in d.categories) for c in self.categories] for d in documents]
+            ).reshape(len(documents), -1)
+        )
         self.author_keys = [frozenset(author_key(a) for a in d.authors) for d in documents]
         self.reason_codes = sorted({d.reason_code for d in documents if d.reason_code})
         self.model: LogisticRegression | LinearSVC | None = None
@@ -160,10 +208,16 @@ class Ranker:
         counts = [sum(1 for i in train[labels == y] if has(self.documents[i])) for y in (0, 1)]
         return min(counts) >= MIN_CARRIERS
 
-    def _dynamic(self, train: np.ndarray, labels: np.ndarray) -> tuple[sparse.csr_matrix, list[str]]:
+    def _dynamic(
+        self, train: np.ndarray, labels: np.ndarray
+    ) -> tuple[sparse.csr_matrix, list[str]]:
         s, n = self.settings, len(self.documents)
         blocks, names = [], []
-        if s.categories and self.categories and self._carried(train, labels, lambda d: bool(d.categories)):
+        if (
+            s.categories
+            and self.categories
+            and self._carried(train, labels, lambda d: bool(d.categories))
+        ):
             blocks.append(self.category_matrix * s.field_weight)
             names += [f"category:{c}" for c in self.categories]
         if s.authors and self._carried(train, labels, lambda d: bool(d.authors)):
@@ -176,13 +230,19 @@ class Ranker:
             overlap = np.zeros((n, 1))
             for i, keys in enumerate(self.author_keys):
                 if keys:  # leave one out: a record's own authors do not count as overlap
-                    overlap[i, 0] = sum(1 for k in keys if counts.get(k, 0) - (i in own) > 0) / len(keys)
+                    overlap[i, 0] = sum(1 for k in keys if counts.get(k, 0) - (i in own) > 0) / len(
+                        keys
+                    )
             blocks.append(sparse.csr_matrix(overlap * s.field_weight))
             names.append("authors:share-in-included")
         if s.reasons and self.reason_codes:
             columns, reason_names = [], []
             for code in self.reason_codes:
-                members = [i for i, y in zip(train, labels) if y == 0 and self.documents[i].reason_code == code]
+                members = [
+                    i
+                    for i, y in zip(train, labels)
+                    if y == 0 and self.documents[i].reason_code == code
+                ]
                 if not members:
                     continue
                 total = np.asarray(self.tfidf[members].sum(axis=0)).ravel()
@@ -224,7 +284,9 @@ class Ranker:
         if s.model == "svm":
             self.model = LinearSVC(C=s.C, class_weight=weights, random_state=0)
         else:
-            self.model = LogisticRegression(C=s.C, class_weight=weights, solver="liblinear", random_state=0)
+            self.model = LogisticRegression(
+                C=s.C, class_weight=weights, solver="liblinear", random_state=0
+            )
         self.model.fit(self.matrix[train], labels)
         self._train = train
         return self
@@ -243,7 +305,12 @@ class Ranker:
         if not rows:
             return []
         scores = self.scores(rows)
-        return [r for _, _, r in sorted(zip(-np.round(scores, 12), (self.documents[r].id for r in rows), rows))]
+        return [
+            r
+            for _, _, r in sorted(
+                zip(-np.round(scores, 12), (self.documents[r].id for r in rows), rows)
+            )
+        ]
 
     def explain(self, row: int, top: int = 5) -> list[tuple[str, float]]:
         """The features that pushed this record's score up most, with their contribution to the log-odds."""
@@ -262,8 +329,13 @@ class Ranked:
     reasons: tuple[tuple[str, float], ...]
 
 
-def rank(labelled: list[Document], candidates: list[Document], knowledge: FieldKnowledge,
-         settings: RankSettings | None = None, top_terms: int = 5) -> list[Ranked]:
+def rank(
+    labelled: list[Document],
+    candidates: list[Document],
+    knowledge: FieldKnowledge,
+    settings: RankSettings | None = None,
+    top_terms: int = 5,
+) -> list[Ranked]:
     """Candidates in screening order, each with its score and the features behind it."""
     documents = labelled + candidates
     ranker = Ranker(documents, knowledge, settings)
@@ -271,7 +343,10 @@ def rank(labelled: list[Document], candidates: list[Document], knowledge: FieldK
     ranker.fit(labelled_rows, [d.label for d in labelled])
     rows = list(range(len(labelled), len(documents)))
     scores = dict(zip(rows, ranker.scores(rows)))
-    return [Ranked(documents[r], float(scores[r]), tuple(ranker.explain(r, top_terms))) for r in ranker.order(rows)]
+    return [
+        Ranked(documents[r], float(scores[r]), tuple(ranker.explain(r, top_terms)))
+        for r in ranker.order(rows)
+    ]
 
 
 def rank_project(project, settings: RankSettings | None = None, top_terms: int = 5) -> list[Ranked]:

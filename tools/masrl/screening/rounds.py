@@ -55,13 +55,21 @@ def parse_rounds(raw, rel: str, taxonomy) -> tuple[list[Round], list[RoundProble
     """Rounds from loaded YAML, with a problem (file, line, fix) for everything wrong."""
     problems: list[RoundProblem] = []
     if not isinstance(raw, yamlio.LineDict) or not isinstance(raw.get("rounds"), list):
-        return [], [RoundProblem(rel, 1, "expected a mapping with one key, rounds, holding a list of rounds",
-                                 "see the comment at the top of screening/rounds.yaml")]
+        return [], [
+            RoundProblem(
+                rel,
+                1,
+                "expected a mapping with one key, rounds, holding a list of rounds",
+                "see the comment at the top of screening/rounds.yaml",
+            )
+        ]
     rounds, seen = [], set()
     for index, item in enumerate(raw["rounds"]):
         line = raw["rounds"].line_of(index)
         if not isinstance(item, yamlio.LineDict):
-            problems.append(RoundProblem(rel, line, "a round must be a mapping with " + ", ".join(ROUND_FIELDS)))
+            problems.append(
+                RoundProblem(rel, line, "a round must be a mapping with " + ", ".join(ROUND_FIELDS))
+            )
             continue
         before = len(problems)
 
@@ -70,22 +78,38 @@ def parse_rounds(raw, rel: str, taxonomy) -> tuple[list[Round], list[RoundProble
 
         for key in item:
             if key not in ROUND_FIELDS + OPTIONAL_ROUND_FIELDS:
-                bad(key, f"unknown round field '{key}'", f"allowed: {', '.join(ROUND_FIELDS + OPTIONAL_ROUND_FIELDS)}")
+                bad(
+                    key,
+                    f"unknown round field '{key}'",
+                    f"allowed: {', '.join(ROUND_FIELDS + OPTIONAL_ROUND_FIELDS)}",
+                )
         for key in ROUND_FIELDS:
             if key not in item:
                 bad(key, f"round is missing '{key}'", "see the comment at the top of the file")
         round_id = item.get("id")
         if "id" in item and (not isinstance(round_id, str) or not ROUND_ID_PATTERN.match(round_id)):
-            bad("id", f"round id {round_id!r} may hold only lower-case letters, digits, dots and dashes",
-                "e.g. survey-2026-05 or 2026-11")
+            bad(
+                "id",
+                f"round id {round_id!r} may hold only lower-case letters, digits, dots and dashes",
+                "e.g. survey-2026-05 or 2026-11",
+            )
         elif round_id in seen:
             bad("id", f"round id '{round_id}' is used twice", "give each round its own id")
         if "date" in item and not _is_date(item["date"]):
-            bad("date", f"round date {item['date']!r} must be a date YYYY-MM-DD", "quote it: '2026-05-04'")
+            bad(
+                "date",
+                f"round date {item['date']!r} must be a date YYYY-MM-DD",
+                "quote it: '2026-05-04'",
+            )
         searched = item.get("searched")
-        if "searched" in item and (not isinstance(searched, dict) or set(searched) - {"from", "until"}
-                                   or any(v is not None and not _is_date(v) for v in searched.values())):
-            bad("searched", "searched must be {from: YYYY-MM-DD or null, until: YYYY-MM-DD or null}")
+        if "searched" in item and (
+            not isinstance(searched, dict)
+            or set(searched) - {"from", "until"}
+            or any(v is not None and not _is_date(v) for v in searched.values())
+        ):
+            bad(
+                "searched", "searched must be {from: YYYY-MM-DD or null, until: YYYY-MM-DD or null}"
+            )
             searched = {}
         for key, axis in (("query_families", "query_families"), ("sources", "source_kinds")):
             values = item.get(key)
@@ -96,15 +120,29 @@ def parse_rounds(raw, rel: str, taxonomy) -> tuple[list[Round], list[RoundProble
                 continue
             unknown = [v for v in values if v not in taxonomy[axis].by_id]
             if unknown:
-                bad(key, f"unknown {key.replace('_', ' ')} {', '.join(map(str, unknown))}",
-                    f"allowed values (taxonomy/{axis}.yaml): {', '.join(taxonomy[axis].ids)}")
+                bad(
+                    key,
+                    f"unknown {key.replace('_', ' ')} {', '.join(map(str, unknown))}",
+                    f"allowed values (taxonomy/{axis}.yaml): {', '.join(taxonomy[axis].ids)}",
+                )
         if "notes" in item and not isinstance(item["notes"], str):
             bad("notes", "notes must be one line of text")
         terms = _round_terms(item, bad)
         if len(problems) == before:
             searched = searched or {}
-            rounds.append(Round(round_id, item["date"], searched.get("from"), searched.get("until"),
-                                tuple(item["query_families"]), tuple(item["sources"]), item["notes"], line, terms))
+            rounds.append(
+                Round(
+                    round_id,
+                    item["date"],
+                    searched.get("from"),
+                    searched.get("until"),
+                    tuple(item["query_families"]),
+                    tuple(item["sources"]),
+                    item["notes"],
+                    line,
+                    terms,
+                )
+            )
         if isinstance(round_id, str):
             seen.add(round_id)
     return rounds, problems
@@ -118,15 +156,25 @@ def _round_terms(item, bad) -> tuple[tuple[str, tuple[str, ...]], ...]:
         return ()
     families = item.get("query_families") if isinstance(item.get("query_families"), list) else []
     if not isinstance(raw, dict):
-        bad("terms", "terms must map each query family of the round to a list of search terms",
-            "e.g. terms: {orchestration: [orchestrator, delegation]}")
+        bad(
+            "terms",
+            "terms must map each query family of the round to a list of search terms",
+            "e.g. terms: {orchestration: [orchestrator, delegation]}",
+        )
         return ()
     terms = []
     for family, values in raw.items():
         if family not in families:
-            bad("terms", f"terms given for '{family}', which is not among this round's query_families",
-                "add it to query_families or drop its terms")
-        elif not isinstance(values, list) or not values or not all(isinstance(v, str) and v.strip() for v in values):
+            bad(
+                "terms",
+                f"terms given for '{family}', which is not among this round's query_families",
+                "add it to query_families or drop its terms",
+            )
+        elif (
+            not isinstance(values, list)
+            or not values
+            or not all(isinstance(v, str) and v.strip() for v in values)
+        ):
             bad("terms", f"the terms of '{family}' must be a non-empty list of search terms")
         else:
             terms.append((family, tuple(values)))
@@ -172,7 +220,9 @@ def round_problems(project, records) -> list[RoundProblem]:
             hint = f"create {ROUNDS_FILE.as_posix()} with a round of id '{value}'"
         else:
             hint = f"known rounds: {', '.join(sorted(known)) or 'none'}; add the round to {ROUNDS_FILE.as_posix()}"
-        problems.append(RoundProblem(rel, record.line_of("round"), f"unknown screening round '{value}'", hint))
+        problems.append(
+            RoundProblem(rel, record.line_of("round"), f"unknown screening round '{value}'", hint)
+        )
     return problems
 
 

@@ -126,20 +126,34 @@ def _text(item: dict, name: str) -> str | None:
     return value.strip() if isinstance(value, str) and value.strip() else None
 
 
-def _key_problems(rel: str, line: int, item: dict, what: str, keys: set[str], required: tuple[str, ...]) -> list[TagProblem]:
+def _key_problems(
+    rel: str, line: int, item: dict, what: str, keys: set[str], required: tuple[str, ...]
+) -> list[TagProblem]:
     """What readings and adjudications check alike: no unknown key, every required text given.
     ``what`` names the item with its article ("a reading")."""
     problems = []
     unknown = sorted(set(item) - keys)
     if unknown:
-        problems.append(TagProblem(rel, line, f"unknown key '{unknown[0]}' in {what}", "keys: " + ", ".join(sorted(keys))))
+        problems.append(
+            TagProblem(
+                rel,
+                line,
+                f"unknown key '{unknown[0]}' in {what}",
+                "keys: " + ", ".join(sorted(keys)),
+            )
+        )
     noun = what.split(" ", 1)[1]
-    problems += [TagProblem(rel, line, f"{noun} without '{name}'", f"add '{name}: ...'")
-                 for name in required if _text(item, name) is None]
+    problems += [
+        TagProblem(rel, line, f"{noun} without '{name}'", f"add '{name}: ...'")
+        for name in required
+        if _text(item, name) is None
+    ]
     return problems
 
 
-def check_tag_file(project, path: Path, taxonomy, entry_keys: set[str], known_rounds: set[str] | None):
+def check_tag_file(
+    project, path: Path, taxonomy, entry_keys: set[str], known_rounds: set[str] | None
+):
     """(readings, rulings, problems) of one file; every problem of the file at once."""
     rel = project.relative(path)
     readings: list[TagReading] = []
@@ -150,47 +164,103 @@ def check_tag_file(project, path: Path, taxonomy, entry_keys: set[str], known_ro
     except yamlio.YamlError as exc:
         return [], [], [TagProblem(rel, exc.line or 1, exc.message, exc.hint or "")]
     if not isinstance(data, dict) or not isinstance(data.get("readings"), list):
-        return [], [], [TagProblem(rel, 1, "expected a mapping with a list 'readings:' (and optionally 'adjudications:')",
-                                   "see the layout in CONTRIBUTING.md, 'Two screeners'")]
+        return (
+            [],
+            [],
+            [
+                TagProblem(
+                    rel,
+                    1,
+                    "expected a mapping with a list 'readings:' (and optionally 'adjudications:')",
+                    "see the layout in CONTRIBUTING.md, 'Two screeners'",
+                )
+            ],
+        )
     extra = sorted(set(data) - {"readings", "adjudications"})
     if extra:
-        problems.append(TagProblem(rel, data.line_of(extra[0]), f"unknown key '{extra[0]}'", "the keys are readings and adjudications"))
+        problems.append(
+            TagProblem(
+                rel,
+                data.line_of(extra[0]),
+                f"unknown key '{extra[0]}'",
+                "the keys are readings and adjudications",
+            )
+        )
     round_id = path.stem
     if known_rounds is not None and round_id not in known_rounds:
-        problems.append(TagProblem(rel, 1, f"unknown screening round '{round_id}' (the file name is the round)",
-                                   f"known rounds: {', '.join(sorted(known_rounds)) or 'none'}"))
+        problems.append(
+            TagProblem(
+                rel,
+                1,
+                f"unknown screening round '{round_id}' (the file name is the round)",
+                f"known rounds: {', '.join(sorted(known_rounds)) or 'none'}",
+            )
+        )
     fields = tag_fields(taxonomy)
     seen: dict[tuple[str, str], int] = {}
     items = data["readings"]
     for index, item in enumerate(items):
         line = items.line_of(index) if isinstance(items, yamlio.LineList) else 1
         if not isinstance(item, dict):
-            problems.append(TagProblem(rel, line, "each reading must be a mapping (record:, screener:, date:, tags:)"))
+            problems.append(
+                TagProblem(
+                    rel, line, "each reading must be a mapping (record:, screener:, date:, tags:)"
+                )
+            )
             continue
         before = len(problems)
-        problems += _key_problems(rel, line, item, "a reading", READING_KEYS, ("record", "screener", "date"))
+        problems += _key_problems(
+            rel, line, item, "a reading", READING_KEYS, ("record", "screener", "date")
+        )
         record, screener, date = _text(item, "record"), _text(item, "screener"), _text(item, "date")
         if date and not DATE.match(date):
-            problems.append(TagProblem(rel, _at(item, "date", line), f"date '{date}' is not YYYY-MM-DD"))
+            problems.append(
+                TagProblem(rel, _at(item, "date", line), f"date '{date}' is not YYYY-MM-DD")
+            )
         if record and record not in entry_keys:
-            problems.append(TagProblem(rel, _at(item, "record", line), f"'{record}' is not a corpus entry",
-                                       "tags are read for corpus entries; use its key"))
+            problems.append(
+                TagProblem(
+                    rel,
+                    _at(item, "record", line),
+                    f"'{record}' is not a corpus entry",
+                    "tags are read for corpus entries; use its key",
+                )
+            )
         if record and screener:
             if (record, screener) in seen:
-                problems.append(TagProblem(rel, line, f"{screener} reads '{record}' twice (first on line {seen[record, screener]})",
-                                           "keep one reading per screener and record; correct it in place"))
+                problems.append(
+                    TagProblem(
+                        rel,
+                        line,
+                        f"{screener} reads '{record}' twice (first on line {seen[record, screener]})",
+                        "keep one reading per screener and record; correct it in place",
+                    )
+                )
             else:
                 seen[record, screener] = line
         tags = item.get("tags")
         labels = []
         if not isinstance(tags, dict) or not tags:
-            problems.append(TagProblem(rel, _at(item, "tags", line), "reading without 'tags:' (a mapping of tag field to value)"))
+            problems.append(
+                TagProblem(
+                    rel,
+                    _at(item, "tags", line),
+                    "reading without 'tags:' (a mapping of tag field to value)",
+                )
+            )
         else:
             for name, value in tags.items():
                 tag_line = tags.line_of(name) if isinstance(tags, yamlio.LineDict) else line
                 spec = fields.get(name)
                 if spec is None:
-                    problems.append(TagProblem(rel, tag_line, f"'{name}' is not a tag field", "tag fields: " + ", ".join(fields)))
+                    problems.append(
+                        TagProblem(
+                            rel,
+                            tag_line,
+                            f"'{name}' is not a tag field",
+                            "tag fields: " + ", ".join(fields),
+                        )
+                    )
                     continue
                 problem = _value_problem(spec, taxonomy, value)
                 if problem:
@@ -198,35 +268,72 @@ def check_tag_file(project, path: Path, taxonomy, entry_keys: set[str], known_ro
                 else:
                     labels.append((name, label(value, spec.kind == "tags")))
         if len(problems) == before:
-            readings.append(TagReading(record, screener, date, round_id, tuple(labels), f"{rel}:{line}"))
+            readings.append(
+                TagReading(record, screener, date, round_id, tuple(labels), f"{rel}:{line}")
+            )
 
     rulings_items = data.get("adjudications", [])
     if not isinstance(rulings_items, list):
-        problems.append(TagProblem(rel, data.line_of("adjudications"), "'adjudications:' must be a list"))
+        problems.append(
+            TagProblem(rel, data.line_of("adjudications"), "'adjudications:' must be a list")
+        )
         rulings_items = []
     ruled: dict[tuple[str, str], int] = {}
     for index, item in enumerate(rulings_items):
         line = rulings_items.line_of(index) if isinstance(rulings_items, yamlio.LineList) else 1
         if not isinstance(item, dict):
-            problems.append(TagProblem(rel, line, "each adjudication must be a mapping (record:, field:, value:, by:, date:)"))
+            problems.append(
+                TagProblem(
+                    rel,
+                    line,
+                    "each adjudication must be a mapping (record:, field:, value:, by:, date:)",
+                )
+            )
             continue
         before = len(problems)
-        problems += _key_problems(rel, line, item, "an adjudication", RULING_KEYS, ("record", "field", "by", "date"))
-        record, name, by, date = _text(item, "record"), _text(item, "field"), _text(item, "by"), _text(item, "date")
+        problems += _key_problems(
+            rel, line, item, "an adjudication", RULING_KEYS, ("record", "field", "by", "date")
+        )
+        record, name, by, date = (
+            _text(item, "record"),
+            _text(item, "field"),
+            _text(item, "by"),
+            _text(item, "date"),
+        )
         if "value" not in item:
-            problems.append(TagProblem(rel, line, "adjudication without 'value'", "the value the adjudicator settled on"))
+            problems.append(
+                TagProblem(
+                    rel,
+                    line,
+                    "adjudication without 'value'",
+                    "the value the adjudicator settled on",
+                )
+            )
         if date and not DATE.match(date):
-            problems.append(TagProblem(rel, _at(item, "date", line), f"date '{date}' is not YYYY-MM-DD"))
+            problems.append(
+                TagProblem(rel, _at(item, "date", line), f"date '{date}' is not YYYY-MM-DD")
+            )
         value_label = None
         if name == DECISION_FIELD:
             if item.get("value") not in DECISION_VALUES:
-                problems.append(TagProblem(rel, line, f"a decision ruling is one of {', '.join(DECISION_VALUES)}"))
+                problems.append(
+                    TagProblem(
+                        rel, line, f"a decision ruling is one of {', '.join(DECISION_VALUES)}"
+                    )
+                )
             else:
                 value_label = item["value"]
         elif name is not None:
             spec = fields.get(name)
             if spec is None:
-                problems.append(TagProblem(rel, line, f"'{name}' is neither a tag field nor 'decision'", "tag fields: " + ", ".join(fields)))
+                problems.append(
+                    TagProblem(
+                        rel,
+                        line,
+                        f"'{name}' is neither a tag field nor 'decision'",
+                        "tag fields: " + ", ".join(fields),
+                    )
+                )
             else:
                 if record and record not in entry_keys:
                     problems.append(TagProblem(rel, line, f"'{record}' is not a corpus entry"))
@@ -237,11 +344,19 @@ def check_tag_file(project, path: Path, taxonomy, entry_keys: set[str], known_ro
                     value_label = label(item["value"], spec.kind == "tags")
         if record and name:
             if (record, name) in ruled:
-                problems.append(TagProblem(rel, line, f"'{record}' {name} is adjudicated twice (first on line {ruled[record, name]})"))
+                problems.append(
+                    TagProblem(
+                        rel,
+                        line,
+                        f"'{record}' {name} is adjudicated twice (first on line {ruled[record, name]})",
+                    )
+                )
             else:
                 ruled[record, name] = line
         if len(problems) == before and value_label is not None:
-            rulings.append(Ruling(record, name, value_label, by, date, _text(item, "note"), f"{rel}:{line}"))
+            rulings.append(
+                Ruling(record, name, value_label, by, date, _text(item, "note"), f"{rel}:{line}")
+            )
     return readings, rulings, problems
 
 
@@ -282,13 +397,21 @@ def read_tag_files(project) -> tuple[list[TagReading], list[Ruling]]:
         rulings += found[1]
         problems += found[2]
     if problems:
-        raise ProblemsError(tags_dir(project), [p.as_text() for p in problems],
-                            heading=f"the tag readings have {len(problems)} problem(s); fix them and run the command again:")
+        raise ProblemsError(
+            tags_dir(project),
+            [p.as_text() for p in problems],
+            heading=f"the tag readings have {len(problems)} problem(s); fix them and run the command again:",
+        )
     seen: dict[tuple[str, str], str] = {}
     for ruling in rulings:  # one ruling per record and field across rounds as well
         if (ruling.record, ruling.field) in seen:
             first = seen[ruling.record, ruling.field]
-            raise ProblemsError(tags_dir(project), [f"{ruling.where}: '{ruling.record}' {ruling.field} is adjudicated twice (first at {first})"],
-                                heading="the tag readings have 1 problem(s); fix them and run the command again:")
+            raise ProblemsError(
+                tags_dir(project),
+                [
+                    f"{ruling.where}: '{ruling.record}' {ruling.field} is adjudicated twice (first at {first})"
+                ],
+                heading="the tag readings have 1 problem(s); fix them and run the command again:",
+            )
         seen[ruling.record, ruling.field] = ruling.where
     return readings, rulings

@@ -157,9 +157,7 @@ def perfetto_document(traces: list[dict]) -> dict[str, Any]:
     }
 
 
-def export_perfetto(
-    path: Path | str, line: int | None = None, limits: Limits = Limits()
-) -> str:
+def export_perfetto(path: Path | str, line: int | None = None, limits: Limits = Limits()) -> str:
     """The traces of one file (or the one on ``line`` of a .jsonl file) as trace-event JSON.
     Every exported trace must validate: the layout relies on edges between existing events."""
     traces = []
@@ -187,8 +185,7 @@ def export_perfetto(
         raise InputError(f"no trace on line {line}" if line else "no trace found", path=path)
     try:
         return (
-            json.dumps(perfetto_document(traces), ensure_ascii=False, separators=(",", ":"))
-            + "\n"
+            json.dumps(perfetto_document(traces), ensure_ascii=False, separators=(",", ":")) + "\n"
         )
     except RecursionError:  # event fields nested near the reader's limit
         raise InputError(

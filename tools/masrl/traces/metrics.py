@@ -290,9 +290,7 @@ def metrics_for_file(path: Path | str, limits: Limits = Limits()) -> FileMetrics
         if document.problem is not None:
             report, view = unreadable(result.file, document.problem), None
         else:
-            report, view = check_document(
-                document.raw, result.file, document.line, limits=limits
-            )
+            report, view = check_document(document.raw, result.file, document.line, limits=limits)
         if view is None:
             result.invalid_traces += 1
             result.problems.extend(p for p in report.problems if p.severity == "error")

@@ -40,27 +40,37 @@ def browse_index_markdown(ctx: SiteContext) -> str:
         gap_cell = f'<span class="masrl-gap-text">{gaps}</span>' if gaps else "0"
         link = f"[{md_text(ctx.field_label(name))}]({relative_link(page, browse_page(name))})"
         rows.append([link, f"<code>{md_text(name)}</code>", str(len(values)), gap_cell])
-    return "\n".join([
-        "# Browse",
-        "",
-        ("One page per axis of the taxonomy: each value with its definition and the entries that hold it. "
-         "Values that no entry holds are marked as gaps."),
-        "",
-        table(["Axis", "Field", "Values", "Empty values (gaps)"], rows, "llrr"),
-        "",
-    ])
+    return "\n".join(
+        [
+            "# Browse",
+            "",
+            (
+                "One page per axis of the taxonomy: each value with its definition and the entries that hold it. "
+                "Values that no entry holds are marked as gaps."
+            ),
+            "",
+            table(["Axis", "Field", "Values", "Empty values (gaps)"], rows, "llrr"),
+            "",
+        ]
+    )
 
 
 def browse_markdown(ctx: SiteContext, name: str) -> str:
     page = browse_page(name)
     field = ctx.fields[name]
     groups = ctx.entries_with_value(name)
-    description = ctx.taxonomy[field.axis].description if field.axis else "The year of the version the survey cites."
+    description = (
+        ctx.taxonomy[field.axis].description
+        if field.axis
+        else "The year of the version the survey cites."
+    )
     overview = []
     for value, keys in groups.items():
         label = md_text(ctx.value_label(name, value))
         css = "masrl-count-gap" if not keys and value != NOT_APPLICABLE else "masrl-count"
-        overview.append([f"[{label}](#{value_anchor(value)})", f'<span class="{css}">{len(keys)}</span>'])
+        overview.append(
+            [f"[{label}](#{value_anchor(value)})", f'<span class="{css}">{len(keys)}</span>']
+        )
     parts = [
         SEARCH_EXCLUDED,
         "",
@@ -69,7 +79,11 @@ def browse_markdown(ctx: SiteContext, name: str) -> str:
         md_text(description),
         "",
         f"Field <code>{md_text(name)}</code>. "
-        + ("An entry may hold several values, so it can appear under more than one. " if field.multi else "")
+        + (
+            "An entry may hold several values, so it can appear under more than one. "
+            if field.multi
+            else ""
+        )
         + f"See also the [taxonomy reference]({relative_link(page, TAXONOMY_PAGE, anchor_id(field.axis) if field.axis else '')}).",
         "",
         table(["Value", "Entries"], overview, "lr"),
@@ -80,14 +94,21 @@ def browse_markdown(ctx: SiteContext, name: str) -> str:
         parts += [f"## {md_text(ctx.value_label(name, value))} {{ #{value_anchor(value)} }}", ""]
         definition = ctx.value_definition(name, value)
         if value != NOT_APPLICABLE and field.axis:
-            parts += [f'<p class="masrl-definition"><code>{md_text(value)}</code> · {md_text(definition)}</p>', ""]
+            parts += [
+                f'<p class="masrl-definition"><code>{md_text(value)}</code> · {md_text(definition)}</p>',
+                "",
+            ]
         if not keys:
-            gap = "Gap: no retained entry holds this value." if value != NOT_APPLICABLE else "No entry."
+            gap = (
+                "Gap: no retained entry holds this value."
+                if value != NOT_APPLICABLE
+                else "No entry."
+            )
             parts += [f'<p class="masrl-gap">{gap}</p>', ""]
             continue
         parts += [f"{len(keys)} {'entry' if len(keys) == 1 else 'entries'}:", ""]
         items = [
-            f"<li>{ctx.entry_link_html(page, key)} <span class=\"masrl-facts\">{html_text(ctx.by_key[key].year)} · "
+            f'<li>{ctx.entry_link_html(page, key)} <span class="masrl-facts">{html_text(ctx.by_key[key].year)} · '
             f"{html_text(ctx.authors_short(ctx.by_key[key]))}</span> {links_html(ctx.by_key[key])}</li>"
             for key in sorted(keys, key=ordered.__getitem__)
         ]
@@ -97,13 +118,19 @@ def browse_markdown(ctx: SiteContext, name: str) -> str:
 
 def taxonomy_markdown(ctx: SiteContext) -> str:
     page = TAXONOMY_PAGE
-    browse_of_axis = {field.axis: name for name, field in ctx.fields.items() if field.axis and name in ctx.browse_fields}
+    browse_of_axis = {
+        field.axis: name
+        for name, field in ctx.fields.items()
+        if field.axis and name in ctx.browse_fields
+    }
     parts = [
         "# Taxonomy reference",
         "",
-        ("Every controlled vocabulary in `taxonomy/`: each axis with its values, labels and definitions. "
-         "Every tag in the corpus is one of these values; `masrl validate` rejects anything else. "
-         "Each value has an anchor, <code>#&lt;axis&gt;-&lt;value&gt;</code>."),
+        (
+            "Every controlled vocabulary in `taxonomy/`: each axis with its values, labels and definitions. "
+            "Every tag in the corpus is one of these values; `masrl validate` rejects anything else. "
+            "Each value has an anchor, <code>#&lt;axis&gt;-&lt;value&gt;</code>."
+        ),
         "",
     ]
     for axis_name in ctx.taxonomy.axes:
@@ -112,7 +139,10 @@ def taxonomy_markdown(ctx: SiteContext) -> str:
         parts += [f"<code>{md_text(axis_name)}</code> · {md_text(axis.description)}", ""]
         browse_name = browse_of_axis.get(axis_name)
         if browse_name:
-            parts += [f"[Browse the entries by this axis]({relative_link(page, browse_page(browse_name))})", ""]
+            parts += [
+                f"[Browse the entries by this axis]({relative_link(page, browse_page(browse_name))})",
+                "",
+            ]
         extra_keys = sorted({k for v in axis.values for k in v.extra})
         headers = ["Value", "Label", "Definition", *[md_text(k.capitalize()) for k in extra_keys]]
         rows = []
@@ -121,7 +151,19 @@ def taxonomy_markdown(ctx: SiteContext) -> str:
             label = md_text(value.label)
             if browse_name:
                 label = f"[{label}]({relative_link(page, browse_page(browse_name), value_anchor(value.id))})"
-            extras = [md_text(", ".join(map(str, v)) if isinstance(v := value.extra.get(k, ""), list) else v) for k in extra_keys]
-            rows.append([f"{anchor}<code>{md_text(value.id)}</code>", label, md_text(value.definition), *extras])
+            extras = [
+                md_text(
+                    ", ".join(map(str, v)) if isinstance(v := value.extra.get(k, ""), list) else v
+                )
+                for k in extra_keys
+            ]
+            rows.append(
+                [
+                    f"{anchor}<code>{md_text(value.id)}</code>",
+                    label,
+                    md_text(value.definition),
+                    *extras,
+                ]
+            )
         parts += [table(headers, rows), ""]
     return "\n".join(parts)

@@ -75,7 +75,9 @@ def site_source_dir(project: Project) -> Path:
     raise SiteError("no site/mkdocs.yml found in the project or in the masrl checkout")
 
 
-def default_paths(project: Project, output: Path | None = None, staging: Path | None = None) -> SitePaths:
+def default_paths(
+    project: Project, output: Path | None = None, staging: Path | None = None
+) -> SitePaths:
     build_dir = project.root / "build"
     return SitePaths(
         source=site_source_dir(project),
@@ -107,13 +109,20 @@ def axes_css(ctx: SiteContext) -> str:
     for axis in ctx.taxonomy.axes.values():
         if "hue" in axis.show and axis.field_name:
             muted = " --masrl-chip-s: 10%;" if axis.show.get("muted") else ""
-            lines.append(f".md-typeset .masrl-chip--{axis.field_name} {{ --masrl-hue: {int(axis.show['hue'])};{muted} }}")
+            lines.append(
+                f".md-typeset .masrl-chip--{axis.field_name} {{ --masrl-hue: {int(axis.show['hue'])};{muted} }}"
+            )
     return "\n".join(lines) + "\n"
 
 
 def generated_files(ctx: SiteContext) -> dict[str, bytes]:
     """Every generated non-page file: data downloads, figures, trace figures."""
-    files = {**download_files(ctx), **figure_files(ctx), **living_files(ctx), AXES_CSS: axes_css(ctx).encode("utf-8")}
+    files = {
+        **download_files(ctx),
+        **figure_files(ctx),
+        **living_files(ctx),
+        AXES_CSS: axes_css(ctx).encode("utf-8"),
+    }
     _, trace_files = trace_pages(ctx)
     files.update(trace_files)
     return files
@@ -135,21 +144,29 @@ def hand_written_files(source: Path, ctx: SiteContext) -> dict[str, bytes]:
     return files
 
 
-def generate_docs(corpus: Corpus, source: Path, addresses: ProjectAddresses | None = None) -> dict[str, bytes]:
+def generate_docs(
+    corpus: Corpus, source: Path, addresses: ProjectAddresses | None = None
+) -> dict[str, bytes]:
     """The whole docs folder as {relative path: content}; raises SiteError on a clash.
     addresses: the project's CITATION.cff addresses when the caller has read them already."""
     addresses = addresses or project_addresses(corpus.project.root)
     ctx = SiteContext(corpus, repository=addresses.repository, site_url=addresses.site_url)
     generated = {path: text.encode("utf-8") for path, text in generated_pages(ctx).items()}
     generated.update(generated_files(ctx))
-    ctx.generated_paths = frozenset(generated)  # hand-written pages link to optional pages that exist
+    ctx.generated_paths = frozenset(
+        generated
+    )  # hand-written pages link to optional pages that exist
     files = hand_written_files(source, ctx)
     clashes = sorted(set(files) & set(generated))
     if clashes:
         raise SiteError(f"site/docs/ holds files that the generator writes: {', '.join(clashes)}")
     files.update(generated)
-    for path in (p for p in ctx.pages_with_tips() if p in files):  # the chips' descriptions, once per page
-        files[path] = files[path].rstrip(b"\n") + b"\n\n" + ctx.tips_html(path).encode("utf-8") + b"\n"
+    for path in (
+        p for p in ctx.pages_with_tips() if p in files
+    ):  # the chips' descriptions, once per page
+        files[path] = (
+            files[path].rstrip(b"\n") + b"\n\n" + ctx.tips_html(path).encode("utf-8") + b"\n"
+        )
     return dict(sorted(files.items()))
 
 
@@ -167,8 +184,10 @@ def _check_disposable(folder: Path, marker: str, what: str) -> None:
         return
     if (folder / "corpus").exists() or (folder / ".git").exists():
         raise SiteError(f"refusing to overwrite {folder}: it looks like a checkout, not a {what}")
-    raise SiteError(f"refusing to overwrite {folder}: it is not empty and holds no {marker} marker, "
-                    "so it was not written by `masrl site build`; choose an empty or new folder")
+    raise SiteError(
+        f"refusing to overwrite {folder}: it is not empty and holds no {marker} marker, "
+        "so it was not written by `masrl site build`; choose an empty or new folder"
+    )
 
 
 def _mark(folder: Path, marker: str) -> None:
@@ -187,7 +206,9 @@ def sync_tree(files: dict[str, bytes], target: Path) -> list[str]:
     keep = set(files) | {STAGING_MARKER}
     # Walk without following symlinks: a link planted in the folder is removed, never entered.
     for folder, subfolders, names in sorted(os.walk(target), reverse=True):
-        for name in sorted(names) + [d for d in subfolders if os.path.islink(os.path.join(folder, d))]:
+        for name in sorted(names) + [
+            d for d in subfolders if os.path.islink(os.path.join(folder, d))
+        ]:
             path = Path(folder) / name
             rel = path.relative_to(target).as_posix()
             if rel not in keep:
@@ -235,8 +256,12 @@ MKDOCS_HOOKS = str(Path(__file__).with_name("mkdocs_hooks.py"))
 def mkdocs_config(paths: SitePaths, strict: bool = True, site_url: str | None = None):
     from mkdocs.config import load_config
 
-    overrides = {"docs_dir": str(paths.staging), "site_dir": str(paths.output), "strict": strict,
-                 "hooks": [MKDOCS_HOOKS]}
+    overrides = {
+        "docs_dir": str(paths.staging),
+        "site_dir": str(paths.output),
+        "strict": strict,
+        "hooks": [MKDOCS_HOOKS],
+    }
     if site_url:
         overrides["site_url"] = site_url
     return load_config(str(paths.config_file), **overrides)

@@ -48,8 +48,12 @@ def project_addresses(root: Path) -> ProjectAddresses:
             continue
         url = safe_url(value)
         if not url or not url.startswith(("https://", "http://")):
-            raise SiteError(f"{CITATION_FILE}: {key} {value!r} is not an http(s) address; fix it there")
+            raise SiteError(
+                f"{CITATION_FILE}: {key} {value!r} is not an http(s) address; fix it there"
+            )
         found[key] = url
     site = found["url"]
     repository = found["repository-code"]
-    return ProjectAddresses(site.rstrip("/") + "/" if site else None, repository.rstrip("/") if repository else None)
+    return ProjectAddresses(
+        site.rstrip("/") + "/" if site else None, repository.rstrip("/") if repository else None
+    )

@@ -70,7 +70,9 @@ class SiteContext:
     corpus: Corpus
     repository: str | None = None  # e.g. https://github.com/owner/name, for edit and suggest links
     site_url: str | None = None  # where the site is published (CITATION.cff url), ending in "/"
-    generated_paths: frozenset[str] = frozenset()  # set by the builder once the generated pages exist
+    generated_paths: frozenset[str] = (
+        frozenset()
+    )  # set by the builder once the generated pages exist
     stats: corpus_stats.Stats = field(init=False)
 
     def __post_init__(self) -> None:
@@ -113,9 +115,16 @@ class SiteContext:
 
         def produce() -> dict[str, bytes]:
             texts = {e.key: writer.export_bibtex([e]) for e in self.corpus.entries}
-            return {"entries.json": json.dumps(texts, sort_keys=True, ensure_ascii=False).encode("utf-8")}
+            return {
+                "entries.json": json.dumps(texts, sort_keys=True, ensure_ascii=False).encode(
+                    "utf-8"
+                )
+            }
 
-        inputs = [self.corpus_json.encode("utf-8"), code_fingerprint(writer, packages=("bibtexparser", "pylatexenc"))]
+        inputs = [
+            self.corpus_json.encode("utf-8"),
+            code_fingerprint(writer, packages=("bibtexparser", "pylatexenc")),
+        ]
         return json.loads(cached_files("bibtex", inputs, produce)["entries.json"])
 
     @cached_property
@@ -154,7 +163,9 @@ class SiteContext:
         # Memoised: every chip asks, and the lookup walks the field specifications (keeps generation linear).
         known = self._labels.get((field_name, value))
         if known is None:
-            known = self._labels[(field_name, value)] = corpus_stats.value_label(self.corpus, field_name, value)
+            known = self._labels[(field_name, value)] = corpus_stats.value_label(
+                self.corpus, field_name, value
+            )
         return known
 
     def value_definition(self, field_name: str, value: str) -> str:
@@ -196,9 +207,15 @@ class SiteContext:
     def chip_tip(self, field_name: str, value: str) -> str:
         """What a chip says on hover and focus: its axis, then the value's definition."""
         definition = self.value_definition(field_name, value)
-        return f"{self.field_label(field_name)}: {definition}" if definition else self.field_label(field_name)
+        return (
+            f"{self.field_label(field_name)}: {definition}"
+            if definition
+            else self.field_label(field_name)
+        )
 
-    def chip_html(self, from_page: str, field_name: str, value: str, qualified: bool = False, escape=html_text) -> str:
+    def chip_html(
+        self, from_page: str, field_name: str, value: str, qualified: bool = False, escape=html_text
+    ) -> str:
         """A tag chip linking to the value's section of the browse page of its axis. Its axis and
         definition show on hover and focus (data-tip, drawn by CSS) and reach screen readers as
         its description (aria-describedby names a hidden element of the page: see tips_html)."""
@@ -208,8 +225,10 @@ class SiteContext:
         tip_text = self.chip_tip(field_name, value)
         tip_id = anchor_id("masrl-tip", field_name, value)
         self._tips.setdefault(from_page, {})[tip_id] = tip_text
-        return (f'<a class="masrl-chip masrl-chip--{field_name}" href="{href}" data-tip="{escape(tip_text)}" '
-                f'aria-describedby="{tip_id}">{label}</a>')
+        return (
+            f'<a class="masrl-chip masrl-chip--{field_name}" href="{href}" data-tip="{escape(tip_text)}" '
+            f'aria-describedby="{tip_id}">{label}</a>'
+        )
 
     def pages_with_tips(self) -> list[str]:
         return sorted(self._tips)
@@ -220,7 +239,9 @@ class SiteContext:
         tips = self._tips.get(page)
         if not tips:
             return ""
-        spans = "".join(f'<span id="{tip_id}">{html_text(text)}</span>' for tip_id, text in sorted(tips.items()))
+        spans = "".join(
+            f'<span id="{tip_id}">{html_text(text)}</span>' for tip_id, text in sorted(tips.items())
+        )
         return f'<div class="masrl-tips" hidden>{spans}</div>'
 
     @property
@@ -228,14 +249,18 @@ class SiteContext:
         """Fields entry pages list as tag rows, in the registry's `show.tags` order."""
         return self.taxonomy.shown("tags")
 
-    def chips_html(self, from_page: str, entry: Entry, fields: tuple[str, ...] | None = None) -> str:
+    def chips_html(
+        self, from_page: str, entry: Entry, fields: tuple[str, ...] | None = None
+    ) -> str:
         fields = self.taxonomy.shown("chip") if fields is None else fields
         # A label shows once per row: where two axes share one ("Debate" reward and topology),
         # both chips name their axis.
         pairs = [(name, v) for name in fields for v in self.values_of(entry, name)]
         labels = [self.value_label(name, v).casefold() for name, v in pairs]
-        return " ".join(self.chip_html(from_page, name, v, labels.count(label) > 1)
-                        for (name, v), label in zip(pairs, labels))
+        return " ".join(
+            self.chip_html(from_page, name, v, labels.count(label) > 1)
+            for (name, v), label in zip(pairs, labels)
+        )
 
     def authors_short(self, entry: Entry) -> str:
         """First author's surname, with et al. for more authors."""

@@ -17,7 +17,6 @@ PAPERS_CSV = "data/papers.csv"
 EXCLUSIONS_CSV = "data/exclusions.csv"
 
 
-
 # Axes whose chips in the table show the value id, with the label as a tooltip.
 SHORT_BY_ID = ("sub_decisions", "reward_families")
 
@@ -50,7 +49,9 @@ def corpus_bibtex(ctx: SiteContext) -> str:
     """The whole corpus as `masrl export bib` writes it: the entries' BibTeX, already encoded once
     for the pages and the table (LaTeX encoding is the slow part), joined in key order. The writer
     separates entries by one blank line, so this equals export_bibtex(corpus.entries)."""
-    return "\n".join(ctx.bibtex[entry.key] for entry in sorted(ctx.corpus.entries, key=lambda e: e.key))
+    return "\n".join(
+        ctx.bibtex[entry.key] for entry in sorted(ctx.corpus.entries, key=lambda e: e.key)
+    )
 
 
 def table_data(ctx: SiteContext) -> dict:
@@ -61,8 +62,12 @@ def table_data(ctx: SiteContext) -> dict:
     axes = []
     for name in ctx.taxonomy.shown("facet"):
         field = ctx.fields[name]
-        values = [{"id": v, "label": ctx.value_label(name, v)} for v in ctx.taxonomy[field.axis].ids]
-        if name in SHORT_BY_ID:  # O1-O5 are how the survey names sub-decisions; the label goes in a tooltip
+        values = [
+            {"id": v, "label": ctx.value_label(name, v)} for v in ctx.taxonomy[field.axis].ids
+        ]
+        if (
+            name in SHORT_BY_ID
+        ):  # O1-O5 are how the survey names sub-decisions; the label goes in a tooltip
             for value in values:
                 value["short"] = value["id"]
         for value in values:
@@ -72,26 +77,33 @@ def table_data(ctx: SiteContext) -> dict:
     csv_header = ""
     for entry in ctx.entries:
         csv_header, csv_row = entry_csv(ctx.corpus, entry)
-        rows.append({
-            "key": entry.key,
-            "title": entry.title,
-            "year": entry.year,
-            "venue": entry.venue,
-            "authors": list(entry.authors),
-            "first_author": entry.first_author,
-            "summary": entry.summary,
-            "url": page_url(entry_page(entry.key)),
-            "tags": {name: list(ctx.values_of(entry, name)) for name in ctx.tag_fields},
-            "links": entry_links(entry),
-            # The CLI writers' own output for this entry: the browser's exports of a filtered
-            # view are these strings joined in key order, so they equal `masrl export` of it.
-            "bibtex": ctx.bibtex[entry.key],
-            "csv": csv_row,
-        })
+        rows.append(
+            {
+                "key": entry.key,
+                "title": entry.title,
+                "year": entry.year,
+                "venue": entry.venue,
+                "authors": list(entry.authors),
+                "first_author": entry.first_author,
+                "summary": entry.summary,
+                "url": page_url(entry_page(entry.key)),
+                "tags": {name: list(ctx.values_of(entry, name)) for name in ctx.tag_fields},
+                "links": entry_links(entry),
+                # The CLI writers' own output for this entry: the browser's exports of a filtered
+                # view are these strings joined in key order, so they equal `masrl export` of it.
+                "bibtex": ctx.bibtex[entry.key],
+                "csv": csv_row,
+            }
+        )
     years = [e.year for e in ctx.entries] or [0]
     columns = list(ctx.taxonomy.shown("column"))
-    return {"axes": axes, "columns": columns, "entries": rows, "years": {"min": min(years), "max": max(years)},
-            "csv_header": csv_header or entry_csv_header()}
+    return {
+        "axes": axes,
+        "columns": columns,
+        "entries": rows,
+        "years": {"min": min(years), "max": max(years)},
+        "csv_header": csv_header or entry_csv_header(),
+    }
 
 
 def entry_csv_header() -> str:
@@ -106,7 +118,10 @@ def download_files(ctx: SiteContext) -> dict[str, bytes]:
 
     files = {
         # Compact: the table's data is the heaviest file the table page loads.
-        TABLE_DATA: json.dumps(table_data(ctx), ensure_ascii=False, sort_keys=True, separators=(",", ":")) + "\n",
+        TABLE_DATA: json.dumps(
+            table_data(ctx), ensure_ascii=False, sort_keys=True, separators=(",", ":")
+        )
+        + "\n",
         BIB_FILE: corpus_bibtex(ctx),
         CORPUS_JSON: ctx.corpus_json,
         STATS_JSON: stats_json(ctx.stats),

@@ -31,7 +31,9 @@ SEARCH_EXCLUDED = "---\nsearch:\n  exclude: true\n---"
 ENTRIES_INDEX = "entries.md"
 
 DESCRIPTION_CHARS = 300  # search engines show about this much of a page description
-ENTRIES_PER_INDEX_PAGE = 100  # the by-key index, split so no page is tens of thousands of pixels tall
+ENTRIES_PER_INDEX_PAGE = (
+    100  # the by-key index, split so no page is tens of thousands of pixels tall
+)
 
 
 def entry_pages(ctx: SiteContext) -> dict[str, str]:
@@ -48,7 +50,9 @@ def entry_pages(ctx: SiteContext) -> dict[str, str]:
 def listing_item(ctx: SiteContext, page: str, entry: Entry) -> str:
     """One awesome-list line as an HTML list item: linked title, year, venue, first author, chips,
     then our summary."""
-    facts = " · ".join(html_text(part) for part in (entry.year, entry.venue, ctx.authors_short(entry)) if part)
+    facts = " · ".join(
+        html_text(part) for part in (entry.year, entry.venue, ctx.authors_short(entry)) if part
+    )
     chips = ctx.chips_html(page, entry)
     links = links_html(entry)
     return (
@@ -61,7 +65,11 @@ def listing_item(ctx: SiteContext, page: str, entry: Entry) -> str:
 
 def listing(ctx: SiteContext, page: str, entries: list[Entry]) -> str:
     """A raw HTML list of entries (Markdown does not process it, so text is only HTML-escaped)."""
-    return '<ul class="masrl-papers">\n' + "\n".join(listing_item(ctx, page, e) for e in entries) + "\n</ul>"
+    return (
+        '<ul class="masrl-papers">\n'
+        + "\n".join(listing_item(ctx, page, e) for e in entries)
+        + "\n</ul>"
+    )
 
 
 def papers_markdown(ctx: SiteContext) -> str:
@@ -69,16 +77,20 @@ def papers_markdown(ctx: SiteContext) -> str:
     groups = ctx.entries_with_value("category")
     axis = ctx.taxonomy["categories"]
     jump = " · ".join(
-        f"[{md_text(axis.label_of(c))} ({len(keys)})](#{value_anchor(c)})" for c, keys in groups.items() if keys
+        f"[{md_text(axis.label_of(c))} ({len(keys)})](#{value_anchor(c)})"
+        for c, keys in groups.items()
+        if keys
     )
     parts = [
         SEARCH_EXCLUDED,
         "",
         "# Papers",
         "",
-        (f"All {len(ctx.entries)} retained entries, grouped by category and listed newest first. "
-         f"Each line links to the entry's page; chips link to the browse pages. "
-         f"The [interactive table](table.md) filters and sorts the same list."),
+        (
+            f"All {len(ctx.entries)} retained entries, grouped by category and listed newest first. "
+            f"Each line links to the entry's page; chips link to the browse pages. "
+            f"The [interactive table](table.md) filters and sorts the same list."
+        ),
         "",
         f"{jump}\n{{: .masrl-jump }}" if jump else "",
         "",
@@ -87,7 +99,7 @@ def papers_markdown(ctx: SiteContext) -> str:
         if not keys:
             continue
         parts += [f"## {md_text(axis.label_of(category))} {{ #{value_anchor(category)} }}", ""]
-        parts += [f"<p class=\"masrl-definition\">{md_text(axis.by_id[category].definition)}</p>", ""]
+        parts += [f'<p class="masrl-definition">{md_text(axis.by_id[category].definition)}</p>', ""]
         wanted = set(keys)
         members = [e for e in ctx.entries if e.key in wanted]
         parts += [listing(ctx, page, members), ""]
@@ -102,7 +114,10 @@ def entries_index_pages(ctx: SiteContext) -> dict[str, str]:
     """The entries by key as a compact one-line-per-entry list, split into pages of
     ENTRIES_PER_INDEX_PAGE so the index stays short on a phone and linear in the corpus."""
     ordered = sorted(ctx.entries, key=lambda e: e.key)
-    chunks = [ordered[i:i + ENTRIES_PER_INDEX_PAGE] for i in range(0, len(ordered), ENTRIES_PER_INDEX_PAGE)] or [[]]
+    chunks = [
+        ordered[i : i + ENTRIES_PER_INDEX_PAGE]
+        for i in range(0, len(ordered), ENTRIES_PER_INDEX_PAGE)
+    ] or [[]]
     pages = {}
     for number, chunk in enumerate(chunks, 1):
         page = index_page(number)
@@ -114,26 +129,33 @@ def entries_index_pages(ctx: SiteContext) -> dict[str, str]:
                 + f">{html_text(c[0].key)} – {html_text(c[-1].key)}</a>"
                 for n, c in enumerate(chunks, 1)
             ]
-            pager = '<nav class="masrl-pager" aria-label="Index pages">' + " ".join(links) + "</nav>"
+            pager = (
+                '<nav class="masrl-pager" aria-label="Index pages">' + " ".join(links) + "</nav>"
+            )
         items = [
             f'<li><a href="{html_attr(html_href(page, entry_page(e.key)))}"><code>{html_text(e.key)}</code> '
             f'<span class="masrl-index__title">{html_text(e.title)}</span></a> '
             f'<span class="masrl-facts">{html_text(e.year)} · {html_text(ctx.authors_short(e))}</span></li>'
             for e in chunk
         ]
-        pages[page] = "\n".join([
-            SEARCH_EXCLUDED,
-            "",
-            "# All entries by key" + (f" ({number} of {len(chunks)})" if len(chunks) > 1 else ""),
-            "",
-            (f"The {len(ordered)} retained entries in alphabetical order of their key, the name of their file "
-             "in `corpus/` and of their page."),
-            "",
-            pager,
-            "",
-            '<ul class="masrl-index">\n' + "\n".join(items) + "\n</ul>",
-            "",
-        ])
+        pages[page] = "\n".join(
+            [
+                SEARCH_EXCLUDED,
+                "",
+                "# All entries by key"
+                + (f" ({number} of {len(chunks)})" if len(chunks) > 1 else ""),
+                "",
+                (
+                    f"The {len(ordered)} retained entries in alphabetical order of their key, the name of their file "
+                    "in `corpus/` and of their page."
+                ),
+                "",
+                pager,
+                "",
+                '<ul class="masrl-index">\n' + "\n".join(items) + "\n</ul>",
+                "",
+            ]
+        )
     return pages
 
 
@@ -182,7 +204,7 @@ def entry_markdown(ctx: SiteContext, entry: Entry) -> str:
 
 def _byline(ctx: SiteContext, entry: Entry) -> str:
     authors = "; ".join(entry.authors) + ("; and others" if not entry.authors_complete else "")
-    return f"<p class=\"masrl-byline\">{md_text(authors)}</p>"
+    return f'<p class="masrl-byline">{md_text(authors)}</p>'
 
 
 def _facts_line(entry: Entry) -> str:
@@ -200,7 +222,10 @@ def _tags_list(ctx: SiteContext, page: str, entry: Entry) -> str:
     for name in ctx.tag_fields:
         axis = f'<a href="{html_attr(html_href(page, browse_page(name)))}">{html_text(ctx.field_label(name))}</a>'
         values = ctx.values_of(entry, name)
-        chips = " ".join(ctx.chip_html(page, name, v) for v in values) or '<span class="masrl-na">not applicable</span>'
+        chips = (
+            " ".join(ctx.chip_html(page, name, v) for v in values)
+            or '<span class="masrl-na">not applicable</span>'
+        )
         rows.append(f"<dt>{axis}</dt><dd>{chips}</dd>")
     return '<dl class="masrl-tags">\n' + "\n".join(rows) + "\n</dl>"
 
@@ -241,11 +266,15 @@ def _action_links(ctx: SiteContext, entry: Entry) -> str:
         f'<a class="md-button masrl-out masrl-out--{kind}" href="{html_attr(url)}" rel="noopener">{html_text(LABELS[kind])}</a>'
         for kind, url in entry_links(entry).items()
     ]
-    parts.append('<button type="button" class="md-button masrl-copy-bib" data-copy-target=".language-bibtex code">'
-                 "Copy BibTeX</button>")
+    parts.append(
+        '<button type="button" class="md-button masrl-copy-bib" data-copy-target=".language-bibtex code">'
+        "Copy BibTeX</button>"
+    )
     if ctx.repository:
         edit = f"{ctx.repository}/edit/main/corpus/{entry.key}.yaml"
-        parts.append(f'<a class="md-button masrl-edit" href="{html_attr(edit)}" rel="noopener">Edit this entry</a>')
+        parts.append(
+            f'<a class="md-button masrl-edit" href="{html_attr(edit)}" rel="noopener">Edit this entry</a>'
+        )
     return '<p class="masrl-actions">' + " ".join(parts) + "</p>"
 
 
@@ -255,8 +284,11 @@ def _links(entry: Entry) -> str:
         value = entry.identifiers.get(kind) or url
         lines.append(f"- {LABELS[kind]}: {external_link(url, value)}")
     lines += [f"- Link: {external_link(url)}" for url in entry.urls]
-    extras = (("Journal reference", entry.journal_ref), ("Latest arXiv version seen", entry.latest_version),
-              ("arXiv primary category", entry.primary_category))
+    extras = (
+        ("Journal reference", entry.journal_ref),
+        ("Latest arXiv version seen", entry.latest_version),
+        ("arXiv primary category", entry.primary_category),
+    )
     lines += [f"- {label}: {md_text(value)}" for label, value in extras if value]
     return "\n".join(lines) if lines else "No identifier or link is recorded."
 
@@ -272,13 +304,21 @@ def _same_cell(ctx: SiteContext, page: str, entry: Entry) -> str:
         others = [e for e in ctx.reward_credit_cells[(reward, credit)] if e.key != entry.key]
         cell = f"{ctx.chip_html(page, 'reward_types', reward)} × {ctx.chip_html(page, 'credit_units', credit)}"
         if not others:
-            items.append(f'<li>{cell}: <span class="masrl-gap-text">no other entry (this entry is alone in the cell)</span></li>')
+            items.append(
+                f'<li>{cell}: <span class="masrl-gap-text">no other entry (this entry is alone in the cell)</span></li>'
+            )
             continue
-        links = [f"<li>{ctx.entry_link_html(page, e.key)} <span class=\"masrl-facts\">{html_text(e.year)}</span></li>"
-                 for e in others[:SAME_CELL_SHOWN]]
+        links = [
+            f'<li>{ctx.entry_link_html(page, e.key)} <span class="masrl-facts">{html_text(e.year)}</span></li>'
+            for e in others[:SAME_CELL_SHOWN]
+        ]
         if len(others) > SAME_CELL_SHOWN:
-            href = html_attr(table_filter_url(page, {"reward_types": reward, "credit_units": credit}))
-            links.append(f'<li><a href="{href}">all {len(others) + 1} entries of the cell in the table</a></li>')
+            href = html_attr(
+                table_filter_url(page, {"reward_types": reward, "credit_units": credit})
+            )
+            links.append(
+                f'<li><a href="{href}">all {len(others) + 1} entries of the cell in the table</a></li>'
+            )
         noun = "entry" if len(others) == 1 else "entries"
         items.append(f"<li>{cell}: {len(others)} other {noun}<ul>{''.join(links)}</ul></li>")
     return '<ul class="masrl-cells">\n' + "\n".join(items) + "\n</ul>"

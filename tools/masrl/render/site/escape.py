@@ -94,7 +94,9 @@ def front_matter_title(value: object) -> str:
     return f'title: "{escaped}"'
 
 
-@functools.lru_cache(maxsize=65536)  # the same value anchors are linked from every page that lists them
+@functools.lru_cache(
+    maxsize=65536
+)  # the same value anchors are linked from every page that lists them
 def anchor_id(*parts: str) -> str:
     """An HTML id made of lower-case letters, digits, dashes and underscores."""
     raw = "-".join(parts).lower()

@@ -38,9 +38,17 @@ class UnknownMarker(SiteError):
 def headline(ctx: SiteContext, page: str) -> str:
     counts = [
         (len(ctx.corpus.entries), "retained entries", html_href(page, "papers.md")),
-        (len(ctx.corpus.exclusions), "excluded records, each with a reason", html_href(page, "screening.md")),
+        (
+            len(ctx.corpus.exclusions),
+            "excluded records, each with a reason",
+            html_href(page, "screening.md"),
+        ),
         (ctx.corpus.audited, "records audited", html_href(page, "screening.md")),
-        (len({e.year for e in ctx.corpus.entries}), "publication years", html_href(page, "browse/year.md")),
+        (
+            len({e.year for e in ctx.corpus.entries}),
+            "publication years",
+            html_href(page, "browse/year.md"),
+        ),
     ]
     cards = [
         f'<a class="masrl-stat" href="{link}"><span class="masrl-stat__n">{n}</span>'
@@ -73,7 +81,7 @@ def credit_scale(ctx: SiteContext, page: str) -> str:
         href = html_href(page, browse_page("credit_units"), value_anchor(value))
         steps.append(
             f'<li class="{css}"><a href="{href}"><span class="masrl-scale__label">'
-            f'{md_text(ctx.value_label("credit_units", value))}</span>'
+            f"{md_text(ctx.value_label('credit_units', value))}</span>"
             f'<span class="masrl-scale__n">{count}</span></a></li>'
         )
     return (
@@ -116,12 +124,30 @@ def downloads(ctx: SiteContext, page: str) -> str:
     from masrl.render.site import downloads as files
 
     rows = [
-        [f'<a href="{html_href(page, files.BIB_FILE)}" download>masrl.bib</a>', "BibTeX of every entry (`masrl export bib`)"],
-        [f'<a href="{html_href(page, files.CORPUS_JSON)}" download>corpus.json</a>', "Every entry and exclusion record as JSON (`masrl export json`)"],
-        [f'<a href="{html_href(page, files.PAPERS_CSV)}" download>papers.csv</a>', "Entries in the survey's CSV layout (`masrl export csv`)"],
-        [f'<a href="{html_href(page, files.EXCLUSIONS_CSV)}" download>exclusions.csv</a>', "The screening log in the survey's CSV layout"],
-        [f'<a href="{html_href(page, files.STATS_JSON)}" download>stats.json</a>', "Every count of the statistics page (`masrl stats --format json`)"],
-        [f'<a href="{html_href(page, files.TABLE_DATA)}" download>entries.json</a>', "The data behind the interactive table"],
+        [
+            f'<a href="{html_href(page, files.BIB_FILE)}" download>masrl.bib</a>',
+            "BibTeX of every entry (`masrl export bib`)",
+        ],
+        [
+            f'<a href="{html_href(page, files.CORPUS_JSON)}" download>corpus.json</a>',
+            "Every entry and exclusion record as JSON (`masrl export json`)",
+        ],
+        [
+            f'<a href="{html_href(page, files.PAPERS_CSV)}" download>papers.csv</a>',
+            "Entries in the survey's CSV layout (`masrl export csv`)",
+        ],
+        [
+            f'<a href="{html_href(page, files.EXCLUSIONS_CSV)}" download>exclusions.csv</a>',
+            "The screening log in the survey's CSV layout",
+        ],
+        [
+            f'<a href="{html_href(page, files.STATS_JSON)}" download>stats.json</a>',
+            "Every count of the statistics page (`masrl stats --format json`)",
+        ],
+        [
+            f'<a href="{html_href(page, files.TABLE_DATA)}" download>entries.json</a>',
+            "The data behind the interactive table",
+        ],
     ]
     return table(["File", "What it holds"], rows)
 
@@ -151,14 +177,28 @@ def survey_bibtex(ctx: SiteContext, page: str) -> str:
     cited = _preferred_citation(ctx)
     if not cited:
         return ""
-    authors = " and ".join(f"{a.get('family-names', '')}, {a.get('given-names', '')}".strip(", ")
-                           for a in cited.get("authors", []) if isinstance(a, dict))
+    authors = " and ".join(
+        f"{a.get('family-names', '')}, {a.get('given-names', '')}".strip(", ")
+        for a in cited.get("authors", [])
+        if isinstance(a, dict)
+    )
     first = (cited.get("authors") or [{}])[0].get("family-names", "survey").lower()
-    arxiv = next((str(i.get("value", "")).removeprefix("arXiv:") for i in cited.get("identifiers", [])
-                  if isinstance(i, dict) and str(i.get("value", "")).startswith("arXiv:")), "")
-    fields = [("title", cited.get("title")), ("author", authors),
-              ("journal", f"arXiv preprint arXiv:{arxiv}" if arxiv else cited.get("journal")),
-              ("year", cited.get("year")), ("doi", cited.get("doi")), ("url", cited.get("url"))]
+    arxiv = next(
+        (
+            str(i.get("value", "")).removeprefix("arXiv:")
+            for i in cited.get("identifiers", [])
+            if isinstance(i, dict) and str(i.get("value", "")).startswith("arXiv:")
+        ),
+        "",
+    )
+    fields = [
+        ("title", cited.get("title")),
+        ("author", authors),
+        ("journal", f"arXiv preprint arXiv:{arxiv}" if arxiv else cited.get("journal")),
+        ("year", cited.get("year")),
+        ("doi", cited.get("doi")),
+        ("url", cited.get("url")),
+    ]
     body = "".join(f"  {name} = {_bib_value(value)},\n" for name, value in fields if value)
     return code_block(f"@article{{{first}{cited.get('year', '')}masrl,\n{body}}}\n", "bibtex")
 
@@ -169,9 +209,13 @@ def follow_links(ctx: SiteContext, page: str) -> str:
     if "whats-new.md" in ctx.generated_paths:
         links.append(f"[What's new]({relative_link(page, 'whats-new.md')})")
     if "feed.xml" in ctx.generated_paths:
-        links.append(f'<a href="{html_href(page, "feed.xml")}" type="application/atom+xml">Atom feed of new entries</a>')
+        links.append(
+            f'<a href="{html_href(page, "feed.xml")}" type="application/atom+xml">Atom feed of new entries</a>'
+        )
     if ctx.repository:
-        links.append(f'<a href="{ctx.repository}/issues/new?template=suggest-paper.yml" rel="noopener">Suggest a paper</a>')
+        links.append(
+            f'<a href="{ctx.repository}/issues/new?template=suggest-paper.yml" rel="noopener">Suggest a paper</a>'
+        )
     return " · ".join(links)
 
 
@@ -194,7 +238,9 @@ def fill_markers(ctx: SiteContext, page: str, text: str) -> str:
     def replace(match: re.Match) -> str:
         name = match.group(1)
         if name not in FRAGMENTS:
-            raise UnknownMarker(f"site/docs/{page}: unknown marker masrl:{name}; known: {', '.join(sorted(FRAGMENTS))}")
+            raise UnknownMarker(
+                f"site/docs/{page}: unknown marker masrl:{name}; known: {', '.join(sorted(FRAGMENTS))}"
+            )
         # Blank lines around the fragment keep it a block of its own (a table must not run on).
         return f"\n{FRAGMENTS[name](ctx, page)}\n"
 

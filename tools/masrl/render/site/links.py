@@ -16,7 +16,11 @@ IDENTIFIER_LINKS = (
     ("arxiv", "arXiv", lambda value: f"https://arxiv.org/abs/{quote(value, safe='/.')}"),
     ("pdf", "PDF", None),  # from the arXiv id
     ("doi", "DOI", lambda value: f"https://doi.org/{quote(value, safe='/.;()-_')}"),
-    ("openreview", "OpenReview", lambda value: f"https://openreview.net/forum?id={quote(value, safe='-_')}"),
+    (
+        "openreview",
+        "OpenReview",
+        lambda value: f"https://openreview.net/forum?id={quote(value, safe='-_')}",
+    ),
 )
 
 

@@ -21,8 +21,10 @@ def living_files(ctx: SiteContext) -> dict[str, bytes]:
     from masrl.render.flow import FLOW_FIGURE, flow_figure
     from masrl.render.site.context import entry_page
 
-    return {FEED_FILE: atom_feed(ctx.corpus, lambda key: page_url(entry_page(key))),
-            FLOW_FIGURE: flow_figure(compute_flow(ctx.corpus))}
+    return {
+        FEED_FILE: atom_feed(ctx.corpus, lambda key: page_url(entry_page(key))),
+        FLOW_FIGURE: flow_figure(compute_flow(ctx.corpus)),
+    }
 
 
 def _search_lines(ctx: SiteContext, screening_round) -> list[str]:
@@ -30,13 +32,21 @@ def _search_lines(ctx: SiteContext, screening_round) -> list[str]:
     taxonomy = ctx.taxonomy
     window = f"{screening_round.searched_from or 'the beginning'} to {screening_round.searched_until or 'n/a'}"
     sources = ", ".join(taxonomy["source_kinds"].label_of(s) for s in screening_round.sources)
-    families = ", ".join(taxonomy["query_families"].label_of(f) for f in screening_round.query_families)
-    lines = [f"Searched publications from {md_text(window)} in {md_text(sources)}, with the query families "
-             f"{md_text(families)}.", ""]
+    families = ", ".join(
+        taxonomy["query_families"].label_of(f) for f in screening_round.query_families
+    )
+    lines = [
+        f"Searched publications from {md_text(window)} in {md_text(sources)}, with the query families "
+        f"{md_text(families)}.",
+        "",
+    ]
     if screening_round.terms:
-        lines += ["??? note \"Search terms run in this round\"", ""]
-        lines += [f"    - {md_text(taxonomy['query_families'].label_of(family))}: "
-                  f"{md_text(', '.join(terms))}" for family, terms in screening_round.terms]
+        lines += ['??? note "Search terms run in this round"', ""]
+        lines += [
+            f"    - {md_text(taxonomy['query_families'].label_of(family))}: "
+            f"{md_text(', '.join(terms))}"
+            for family, terms in screening_round.terms
+        ]
         lines.append("")
     return lines
 
@@ -49,25 +59,50 @@ def whats_new_markdown(ctx: SiteContext) -> str:
     page = WHATS_NEW_PAGE
     corpus = ctx.corpus
     flow = compute_flow(corpus)
-    parts = ["# What's new", "",
-             f"{md_text(last_screened_line(flow))} Follow new records with the [Atom feed]({FEED_FILE}).", ""]
+    parts = [
+        "# What's new",
+        "",
+        f"{md_text(last_screened_line(flow))} Follow new records with the [Atom feed]({FEED_FILE}).",
+        "",
+    ]
     rounds = {r.id: r for r in read_rounds(corpus.project)[0]}
     for round_flow in reversed(flow.rounds):
-        entries = sorted((e for e in corpus.entries if e.round == round_flow.round), key=lambda e: (e.added or "", e.key),
-                         reverse=True)
+        entries = sorted(
+            (e for e in corpus.entries if e.round == round_flow.round),
+            key=lambda e: (e.added or "", e.key),
+            reverse=True,
+        )
         excluded = round_flow.excluded_total
-        parts += [f"## Round {md_text(round_flow.round)}", "",
-                  (f"Closed {md_text(round_flow.date or 'n/a')}: {len(entries)} entries added, "
-                   f"{excluded} records excluded, {round_flow.waiting} waiting in the screening queue."), ""]
+        parts += [
+            f"## Round {md_text(round_flow.round)}",
+            "",
+            (
+                f"Closed {md_text(round_flow.date or 'n/a')}: {len(entries)} entries added, "
+                f"{excluded} records excluded, {round_flow.waiting} waiting in the screening queue."
+            ),
+            "",
+        ]
         if round_flow.round in rounds:
             parts += _search_lines(ctx, rounds[round_flow.round])
-        parts += [f"- {ctx.entry_link(page, e.key, e.title)} ({md_text(e.added or '')})" for e in entries]
+        parts += [
+            f"- {ctx.entry_link(page, e.key, e.title)} ({md_text(e.added or '')})" for e in entries
+        ]
         parts.append("")
-    parts += ["## Screening flow", "",
-              ("Records per stage, per round and over all rounds (PRISMA 2020 style: records identified by "
-               "database search and by citation searching are counted separately)."), "",
-              f"![Screening flow per round]({FLOW_FIGURE})", "", flow_markdown(flow)]
-    estimates = [chapman_estimate(f) for f in flow.rounds if f.identified_citation and f.identified_database]
+    parts += [
+        "## Screening flow",
+        "",
+        (
+            "Records per stage, per round and over all rounds (PRISMA 2020 style: records identified by "
+            "database search and by citation searching are counted separately)."
+        ),
+        "",
+        f"![Screening flow per round]({FLOW_FIGURE})",
+        "",
+        flow_markdown(flow),
+    ]
+    estimates = [
+        chapman_estimate(f) for f in flow.rounds if f.identified_citation and f.identified_database
+    ]
     parts += ["", "## How complete is each round?", "", estimate_markdown(estimates)]
     return "\n".join(parts).rstrip() + "\n"
 
@@ -79,21 +114,36 @@ def reliability_markdown(ctx: SiteContext) -> str:
     from masrl.screening.agreement import project_agreement
 
     project = ctx.corpus.project
-    audits = sorted((project.root / "screening" / "audits").glob("*.csv")) if (project.root / "screening" / "audits").is_dir() else []
+    audits = (
+        sorted((project.root / "screening" / "audits").glob("*.csv"))
+        if (project.root / "screening" / "audits").is_dir()
+        else []
+    )
     parts = [
-        "# Reliability", "",
-        ("How far independent screeners agree: per screening decision and per tag field, the observed "
-         "agreement, Cohen's κ (two raters) and Krippendorff's α (any number of raters, missing ratings "
-         "allowed), from `screening/decisions/`, the independent tag readings in `screening/tags/` "
-         "and the audits in `screening/audits/`, with the rulings that settled disagreements and "
-         "their reasons. Each round is shown on its own (`masrl agreement --round ROUND`), then all "
-         "rounds together (`masrl agreement`)."), "",
+        "# Reliability",
+        "",
+        (
+            "How far independent screeners agree: per screening decision and per tag field, the observed "
+            "agreement, Cohen's κ (two raters) and Krippendorff's α (any number of raters, missing ratings "
+            "allowed), from `screening/decisions/`, the independent tag readings in `screening/tags/` "
+            "and the audits in `screening/audits/`, with the rulings that settled disagreements and "
+            "their reasons. Each round is shown on its own (`masrl agreement --round ROUND`), then all "
+            "rounds together (`masrl agreement`)."
+        ),
+        "",
     ]
     rounds = [r.id for r in read_rounds(project)[0]]
     for round_id in reversed(rounds):
         results = project_agreement(project, round_id=round_id)
         if results and any(r.units for r in results):
-            parts += [f"## Round {md_text(round_id)}", "", render_markdown(results, heading_level=3)]
-    parts += ["## All rounds and audits", "",
-              render_markdown(project_agreement(project, [Path(a) for a in audits]), heading_level=3)]
+            parts += [
+                f"## Round {md_text(round_id)}",
+                "",
+                render_markdown(results, heading_level=3),
+            ]
+    parts += [
+        "## All rounds and audits",
+        "",
+        render_markdown(project_agreement(project, [Path(a) for a in audits]), heading_level=3),
+    ]
     return "\n".join(parts).rstrip() + "\n"

@@ -43,7 +43,9 @@ def compact_tables(tables: list[tuple[str, list[str], list[list[str]]]]) -> str:
     blocks = []
     for caption, headers, rows in tables:
         head = "".join(f'<th scope="col">{h}</th>' for h in headers)
-        body = "".join("<tr>" + "".join(f"<td>{cell}</td>" for cell in row) + "</tr>" for row in rows)
+        body = "".join(
+            "<tr>" + "".join(f"<td>{cell}</td>" for cell in row) + "</tr>" for row in rows
+        )
         blocks.append(
             f'<table class="masrl-compact"><caption>{caption}</caption><thead><tr>{head}</tr></thead>'
             f"<tbody>{body}</tbody></table>"

@@ -64,31 +64,50 @@ def statistics_markdown(ctx: SiteContext) -> str:
     headers = ["Records", "Count"]
     if frozen is not None:
         headers += [f"Snapshot {md_text(PUBLISHED_SNAPSHOT)}", "Change"]
-        headline = [row + [str(old), change(count, old)]
-                    for row, count, old in zip(headline, stats.headline.counts, frozen.headline.counts, strict=True)]
+        headline = [
+            row + [str(old), change(count, old)]
+            for row, count, old in zip(
+                headline, stats.headline.counts, frozen.headline.counts, strict=True
+            )
+        ]
     parts = [
         "# Statistics",
         "",
-        ("Counts per axis and cross-tabulations of the retained entries, computed from the YAML at build "
-         "time (the same tables as `masrl stats` and STATS.md). Every taxonomy value is listed; a zero "
-         "is a gap and is marked. A multi-valued axis counts an entry once per value."),
+        (
+            "Counts per axis and cross-tabulations of the retained entries, computed from the YAML at build "
+            "time (the same tables as `masrl stats` and STATS.md). Every taxonomy value is listed; a zero "
+            "is a gap and is marked. A multi-valued axis counts an entry once per value."
+        ),
         "",
         table(headers, headline, "l" + "r" * (len(headers) - 1)),
         "",
-        *([f"Beside each live count stands its count on the frozen snapshot `{md_text(PUBLISHED_SNAPSHOT)}`, "
-           "the survey as published.", ""] if frozen is not None else []),
+        *(
+            [
+                f"Beside each live count stands its count on the frozen snapshot `{md_text(PUBLISHED_SNAPSHOT)}`, "
+                "the survey as published.",
+                "",
+            ]
+            if frozen is not None
+            else []
+        ),
         "## Figures",
         "",
     ]
-    parts += [figure_markdown(page, name) + "\n" for name, _, _ in plots.FIGURES if name != SCREENING_FIGURE]
+    parts += [
+        figure_markdown(page, name) + "\n"
+        for name, _, _ in plots.FIGURES
+        if name != SCREENING_FIGURE
+    ]
     parts += ["## Counts per axis", ""]
     tables = [_counts_table(ctx, page, name, counts) for name, counts in stats.axis_counts.items()]
     parts += [compact_tables(tables), ""]
     parts += [
         "## Cross-tabulations",
         "",
-        ("Each cell counts the entries holding both values and links to the interactive table filtered "
-         "to them. Empty cells are marked as gaps; sparse cells hold one or two entries."),
+        (
+            "Each cell counts the entries holding both values and links to the interactive table filtered "
+            "to them. Empty cells are marked as gaps; sparse cells hold one or two entries."
+        ),
         "",
     ]
     for name, crosstab in stats.crosstabs.items():
@@ -98,7 +117,9 @@ def statistics_markdown(ctx: SiteContext) -> str:
     return "\n".join(parts)
 
 
-def _counts_table(ctx: SiteContext, page: str, name: str, counts: Counts) -> tuple[str, list[str], list[list[str]]]:
+def _counts_table(
+    ctx: SiteContext, page: str, name: str, counts: Counts
+) -> tuple[str, list[str], list[list[str]]]:
     """One axis as a compact table: each value linked to its browse section, zeros marked as gaps."""
     rows = []
     frozen = ctx.snapshot_stats.axis_counts.get(name) if ctx.snapshot_stats is not None else None
@@ -108,22 +129,31 @@ def _counts_table(ctx: SiteContext, page: str, name: str, counts: Counts) -> tup
         label = f'<a href="{href}">{html_text(label_text)}</a>'
         if value == NOT_APPLICABLE:
             label = f"<em>{label}</em>"
-        shown = f'<span class="masrl-count-gap">{count}</span>' if count == 0 and value != NOT_APPLICABLE else str(count)
+        shown = (
+            f'<span class="masrl-count-gap">{count}</span>'
+            if count == 0 and value != NOT_APPLICABLE
+            else str(count)
+        )
         row_cells = [label, shown, share]
         if ctx.snapshot_stats is not None:
             old = frozen.get(value) if frozen is not None else None
             row_cells += ["-" if old is None else str(old), change(count, old)]
         rows.append(row_cells)
     caption = f'<span id="{anchor_id("axis", name)}">{html_text(ctx.stats.labels[name])}</span>'
-    headers = ["Value", "Entries", "Share"] + (["Snapshot", "Change"] if ctx.snapshot_stats is not None else [])
+    headers = ["Value", "Entries", "Share"] + (
+        ["Snapshot", "Change"] if ctx.snapshot_stats is not None else []
+    )
     return caption, headers, rows
 
 
-def crosstab_html(ctx: SiteContext, page: str, crosstab: CrossTab, sparse: int = corpus_gaps.DEFAULT_SPARSE) -> str:
+def crosstab_html(
+    ctx: SiteContext, page: str, crosstab: CrossTab, sparse: int = corpus_gaps.DEFAULT_SPARSE
+) -> str:
     """A cross-tab as an HTML table: labelled headers, gap classes, counts linking to the table."""
     row_field, column_field = crosstab.row_field, crosstab.column_field
     head = "".join(
-        f'<th scope="col" title="{md_text(c)}">{md_text(ctx.value_label(column_field, c))}</th>' for c in crosstab.columns
+        f'<th scope="col" title="{md_text(c)}">{md_text(ctx.value_label(column_field, c))}</th>'
+        for c in crosstab.columns
     )
     corner = f"{md_text(ctx.field_label(row_field))} \\ {md_text(ctx.field_label(column_field))}"
     lines = [
@@ -141,8 +171,12 @@ def crosstab_html(ctx: SiteContext, page: str, crosstab: CrossTab, sparse: int =
                 content = f'<a href="{html_attr(href)}">{count}</a>'
             else:
                 content = '<span aria-label="empty">0</span>'
-            cells.append(f'<td class="masrl-cell {"masrl-cell--" + css if css else ""}">{content}</td>')
-        lines.append(f'<tr><th scope="row">{md_text(ctx.value_label(row_field, row))}</th>{"".join(cells)}</tr>')
+            cells.append(
+                f'<td class="masrl-cell {"masrl-cell--" + css if css else ""}">{content}</td>'
+            )
+        lines.append(
+            f'<tr><th scope="row">{md_text(ctx.value_label(row_field, row))}</th>{"".join(cells)}</tr>'
+        )
     lines += ["</tbody>", "</table>", "</div>"]
     return "\n".join(lines)
 
@@ -176,14 +210,19 @@ def gaps_markdown(ctx: SiteContext) -> str:
     page = GAPS_PAGE
     # The cross-tabs the statistics page counted, not counted again.
     found = corpus_gaps.find_gaps(ctx.corpus, crosstabs=ctx.stats.crosstabs)
-    frozen = (corpus_gaps.find_gaps(ctx.snapshot, crosstabs=ctx.snapshot_stats.crosstabs)
-              if ctx.snapshot is not None else None)
+    frozen = (
+        corpus_gaps.find_gaps(ctx.snapshot, crosstabs=ctx.snapshot_stats.crosstabs)
+        if ctx.snapshot is not None
+        else None
+    )
     parts = [
         "# Gaps",
         "",
-        ("Where the corpus is thin: empty and sparse cells of each cross-tabulation, taxonomy values no "
-         "entry holds, the orchestration sub-decisions that RL-trained entries address, and the evaluation "
-         "measures benchmarks cover. These feed the survey's open problems."),
+        (
+            "Where the corpus is thin: empty and sparse cells of each cross-tabulation, taxonomy values no "
+            "entry holds, the orchestration sub-decisions that RL-trained entries address, and the evaluation "
+            "measures benchmarks cover. These feed the survey's open problems."
+        ),
         "",
         legend_html(),
         "",
@@ -194,17 +233,38 @@ def gaps_markdown(ctx: SiteContext) -> str:
         chips = " ".join(ctx.chip(page, name, v) for v in values) if values else "none"
         parts += [f"- {md_text(found.labels[name])}: {chips}"]
     parts += ["", "## Sub-decision coverage of RL-trained entries", ""]
-    parts += [_coverage_table(ctx, page, "sub_decisions", found.sub_decision_coverage, "RL-trained entries",
-                               frozen.sub_decision_coverage if frozen is not None else None), ""]
+    parts += [
+        _coverage_table(
+            ctx,
+            page,
+            "sub_decisions",
+            found.sub_decision_coverage,
+            "RL-trained entries",
+            frozen.sub_decision_coverage if frozen is not None else None,
+        ),
+        "",
+    ]
     parts += ["## Benchmark coverage of evaluation measures", ""]
-    parts += [_coverage_table(ctx, page, "evaluation_measures", found.benchmark_measures, "Benchmarks",
-                               frozen.benchmark_measures if frozen is not None else None), ""]
+    parts += [
+        _coverage_table(
+            ctx,
+            page,
+            "evaluation_measures",
+            found.benchmark_measures,
+            "Benchmarks",
+            frozen.benchmark_measures if frozen is not None else None,
+        ),
+        "",
+    ]
     parts += ["## Empty and sparse cells", ""]
     for item in found.crosstabs.values():
         title = f"{found.labels[item.row_field]} × {found.labels[item.column_field]}"
         parts += [f"### {md_text(title)} {{ #{anchor_id('gaps', item.name)} }}", ""]
         parts += [crosstab_html(ctx, page, item.table, found.sparse_threshold), ""]
-        parts += [f"{len(item.empty)} empty and {len(item.sparse)} sparse of {item.table.size} cells.", ""]
+        parts += [
+            f"{len(item.empty)} empty and {len(item.sparse)} sparse of {item.table.size} cells.",
+            "",
+        ]
         if frozen is not None and item.name in frozen.crosstabs:
             parts += _moved_gaps_html(ctx, page, item, frozen.crosstabs[item.name])
         for cell in item.sparse:
@@ -219,22 +279,34 @@ def _moved_gaps_html(ctx: SiteContext, page: str, item, frozen) -> list[str]:
     closed, opened = corpus_gaps.moved_gaps(item, frozen)
 
     def cells(pairs) -> str:
-        return ", ".join(f"{ctx.chip(page, item.row_field, r)} × {ctx.chip(page, item.column_field, c)}"
-                         for r, c in pairs)
+        return ", ".join(
+            f"{ctx.chip(page, item.row_field, r)} × {ctx.chip(page, item.column_field, c)}"
+            for r, c in pairs
+        )
 
     lines = []
     if closed:
-        lines.append(f"Closed since snapshot `{md_text(PUBLISHED_SNAPSHOT)}` (empty then): {cells(closed)}")
+        lines.append(
+            f"Closed since snapshot `{md_text(PUBLISHED_SNAPSHOT)}` (empty then): {cells(closed)}"
+        )
     if opened:
-        lines.append(f"Opened since snapshot `{md_text(PUBLISHED_SNAPSHOT)}` (held then): {cells(opened)}")
+        lines.append(
+            f"Opened since snapshot `{md_text(PUBLISHED_SNAPSHOT)}` (held then): {cells(opened)}"
+        )
     return [line for text in lines for line in (text, "")]
 
 
-def _coverage_table(ctx: SiteContext, page: str, field_name: str, coverage, noun: str, frozen=None) -> str:
+def _coverage_table(
+    ctx: SiteContext, page: str, field_name: str, coverage, noun: str, frozen=None
+) -> str:
     old = {item.value: item.count for item in frozen} if frozen is not None else None
     rows = []
     for item in coverage:
-        count = f'<span class="masrl-count-gap">{item.count}</span>' if not item.count else str(item.count)
+        count = (
+            f'<span class="masrl-count-gap">{item.count}</span>'
+            if not item.count
+            else str(item.count)
+        )
         row = [ctx.chip(page, field_name, item.value), count]
         if old is not None:
             row += [str(old.get(item.value, "-")), change(item.count, old.get(item.value))]
@@ -255,21 +327,29 @@ def claims_markdown(ctx: SiteContext) -> str:
     intro = [
         "# Claim ledger",
         "",
-        ("The survey's central claims, each written as a query over the tagged fields and re-checked "
-         "against the corpus every time the site is built (`masrl claims` runs the same check). A claim "
-         "that no longer holds names the entries behind the change."),
+        (
+            "The survey's central claims, each written as a query over the tagged fields and re-checked "
+            "against the corpus every time the site is built (`masrl claims` runs the same check). A claim "
+            "that no longer holds names the entries behind the change."
+        ),
         "",
     ]
     if not claims.ledger_path_of(ctx.corpus).exists():
         return "\n".join(intro + ["This corpus has no claim ledger (`claims/ledger.yaml`).", ""])
     # The snapshot the context already loaded (claims_report would read and parse it again).
-    report = claims.compare_claims(ctx.corpus, ctx.snapshot, PUBLISHED_SNAPSHOT if ctx.snapshot is not None else None)
+    report = claims.compare_claims(
+        ctx.corpus, ctx.snapshot, PUBLISHED_SNAPSHOT if ctx.snapshot is not None else None
+    )
     results = report.live_results
     changed = {c.id: c for c in report.changed}
     held = sum(r.holds for r in results)
     rows = [
-        [f"[{md_text(r.id)}](#{anchor_id('claim', r.id)})", md_text(format_value(r.claim.expect)),
-         md_text(live_text(r)), _status_badge(r.holds, r.id in changed)]
+        [
+            f"[{md_text(r.id)}](#{anchor_id('claim', r.id)})",
+            md_text(format_value(r.claim.expect)),
+            md_text(live_text(r)),
+            _status_badge(r.holds, r.id in changed),
+        ]
         for r in results
     ]
     parts = intro + [
@@ -286,7 +366,10 @@ def claims_markdown(ctx: SiteContext) -> str:
             f"- Query: <code>{md_text(r.claim.query.text)}</code>",
             f"- Expected: {md_text(format_value(r.claim.expect))}; live: {md_text(live_text(r))}",
         ]
-        facts += [f"- Entries ({md_text(part)}): {_key_links(ctx, page, keys)}" for part, keys in r.entries.items()]
+        facts += [
+            f"- Entries ({md_text(part)}): {_key_links(ctx, page, keys)}"
+            for part, keys in r.entries.items()
+        ]
         if not r.holds:
             facts += [f"- Why it fails: {md_text(r.detail)}"]
             if r.culprits:
@@ -300,13 +383,19 @@ def _changed_admonition(ctx: SiteContext, page: str, report) -> list[str]:
     """A warning box above the table naming each claim that changed and the records behind it."""
     if not report.changed:
         return []
-    lines = ['!!! warning "Changed claims"', "",
-             f"    These claims hold on the frozen snapshot `{md_text(report.snapshot)}` of the survey but no "
-             "longer hold on the live corpus:", ""]
+    lines = [
+        '!!! warning "Changed claims"',
+        "",
+        f"    These claims hold on the frozen snapshot `{md_text(report.snapshot)}` of the survey but no "
+        "longer hold on the live corpus:",
+        "",
+    ]
     for c in report.changed:
         causes = "; ".join(md_text(cause.describe()) for cause in c.causes)
-        lines.append(f"    - [{md_text(c.id)}](#{anchor_id('claim', c.id)}): {md_text(c.live.detail)}. "
-                     f"Changed by {causes}.")
+        lines.append(
+            f"    - [{md_text(c.id)}](#{anchor_id('claim', c.id)}): {md_text(c.live.detail)}. "
+            f"Changed by {causes}."
+        )
     return lines + [""]
 
 
@@ -330,9 +419,11 @@ def screening_markdown(ctx: SiteContext) -> str:
     parts = [
         "# Screening log",
         "",
-        (f"{corpus.audited} records were audited: {len(corpus.entries)} are retained as entries and "
-         f"{len(records)} were excluded, each with a logged stage, reason and rationale "
-         "(one file per record in `exclusions/`)."),
+        (
+            f"{corpus.audited} records were audited: {len(corpus.entries)} are retained as entries and "
+            f"{len(records)} were excluded, each with a logged stage, reason and rationale "
+            "(one file per record in `exclusions/`)."
+        ),
         "",
         figure_markdown(page, SCREENING_FIGURE),
         "",
@@ -348,18 +439,24 @@ def screening_markdown(ctx: SiteContext) -> str:
     stages = taxonomy["screening_stages"]
     for stage in stages.ids:
         members = [r for r in records if r.stage == stage]
-        parts += [f"### {md_text(stages.label_of(stage))} ({len(members)}) {{ #{anchor_id('stage', stage)} }}", ""]
+        parts += [
+            f"### {md_text(stages.label_of(stage))} ({len(members)}) {{ #{anchor_id('stage', stage)} }}",
+            "",
+        ]
         parts += [f'<p class="masrl-definition">{md_text(stages.by_id[stage].definition)}</p>', ""]
         for record in members:
-            facts = " · ".join(md_text(x) for x in (
-                taxonomy["exclusion_reasons"].label_of(record.reason_code),
-                taxonomy["source_kinds"].label_of(record.source),
-                record.identifier,
-                record.date_screened,
-            ))
+            facts = " · ".join(
+                md_text(x)
+                for x in (
+                    taxonomy["exclusion_reasons"].label_of(record.reason_code),
+                    taxonomy["source_kinds"].label_of(record.source),
+                    record.identifier,
+                    record.date_screened,
+                )
+            )
             parts.append(
                 f'- <span id="{anchor_id(record.record_id)}" class="masrl-record-id">{md_text(record.record_id)}</span> '
-                f"**{external_link(record.url, record.title)}** <span class=\"masrl-facts\">{facts}</span>"
+                f'**{external_link(record.url, record.title)}** <span class="masrl-facts">{facts}</span>'
                 f"<br>\n  {md_text(record.rationale)}"
             )
         parts += [""]

@@ -32,7 +32,13 @@ def fingerprint(paths: list[Path]) -> tuple:
     """A cheap summary of every file's path, size and modification time."""
     files = []
     for path in paths:
-        files += [p for p in path.rglob("*") if p.is_file()] if path.is_dir() else [path] if path.is_file() else []
+        files += (
+            [p for p in path.rglob("*") if p.is_file()]
+            if path.is_dir()
+            else [path]
+            if path.is_file()
+            else []
+        )
     return tuple(sorted((str(p), p.stat().st_size, p.stat().st_mtime_ns) for p in files))
 
 
@@ -40,7 +46,10 @@ def regenerate(project: Project, source: Path, staging: Path, echo: Callable[[st
     try:
         changed = sync_tree(generate_docs(load_corpus(project), source), staging)
     except CorpusInvalid as exc:
-        echo(exc.report.render("text") + "the pages stay as they were until the corpus validates again")
+        echo(
+            exc.report.render("text")
+            + "the pages stay as they were until the corpus validates again"
+        )
         return
     except SiteError as exc:
         echo(f"site: {exc}")
@@ -59,8 +68,13 @@ def _watch(project: Project, source: Path, staging: Path, echo, stop: threading.
             regenerate(project, source, staging, echo)
 
 
-def serve_site(project: Project, host: str = "127.0.0.1", port: int = 8000, staging: Path | None = None,
-               echo: Callable[[str], None] = print) -> None:
+def serve_site(
+    project: Project,
+    host: str = "127.0.0.1",
+    port: int = 8000,
+    staging: Path | None = None,
+    echo: Callable[[str], None] = print,
+) -> None:
     from mkdocs.commands.serve import serve
 
     paths = default_paths(project, staging=staging)
@@ -71,13 +85,21 @@ def serve_site(project: Project, host: str = "127.0.0.1", port: int = 8000, stag
     logger.addHandler(handler)
     logger.setLevel(logging.INFO)
     stop = threading.Event()
-    watcher = threading.Thread(target=_watch, args=(project, paths.source, paths.staging, echo, stop), daemon=True)
+    watcher = threading.Thread(
+        target=_watch, args=(project, paths.source, paths.staging, echo, stop), daemon=True
+    )
     watcher.start()
     stopped_as_by_ctrl_c = _stop_on_sigterm()
     try:
         # The preview lives at the root of the local address, not under the published site_url's path.
-        serve(str(paths.config_file), livereload=True, dev_addr=f"{host}:{port}", docs_dir=str(paths.staging),
-              site_url=f"http://{host}:{port}/", hooks=[MKDOCS_HOOKS])
+        serve(
+            str(paths.config_file),
+            livereload=True,
+            dev_addr=f"{host}:{port}",
+            docs_dir=str(paths.staging),
+            site_url=f"http://{host}:{port}/",
+            hooks=[MKDOCS_HOOKS],
+        )
     finally:
         stop.set()
         logger.removeHandler(handler)

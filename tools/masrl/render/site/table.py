@@ -32,7 +32,9 @@ FIXED_COLUMNS = (
 
 
 def columns(ctx: SiteContext) -> tuple[tuple[str, str, str], ...]:
-    tags = tuple((name, ctx.column_label(name), "masrl-col-tags") for name in ctx.taxonomy.shown("column"))
+    tags = tuple(
+        (name, ctx.column_label(name), "masrl-col-tags") for name in ctx.taxonomy.shown("column")
+    )
     return FIXED_COLUMNS + tags
 
 
@@ -110,19 +112,23 @@ def table_markdown(ctx: SiteContext) -> str:
 </div>
 <noscript><p>The interactive table needs JavaScript. The <a href="{html_attr(html_href(page, "papers.md"))}">paper list</a> holds the same entries.</p></noscript>
 </div>"""
-    return "\n".join([
-        "---",
-        "hide:",
-        "  - navigation",
-        "  - toc",
-        "---",
-        "",
-        "# Interactive table",
-        "",
-        (f"All {len(ctx.corpus.entries)} entries in one table. Filter by any axis (several values of one axis "
-         "match any of them; filters on different axes must all match), by year range and by free text; "
-         "sort by any column. The address bar keeps the filters, so a filtered view can be bookmarked or shared."),
-        "",
-        app,
-        "",
-    ])
+    return "\n".join(
+        [
+            "---",
+            "hide:",
+            "  - navigation",
+            "  - toc",
+            "---",
+            "",
+            "# Interactive table",
+            "",
+            (
+                f"All {len(ctx.corpus.entries)} entries in one table. Filter by any axis (several values of one axis "
+                "match any of them; filters on different axes must all match), by year range and by free text; "
+                "sort by any column. The address bar keeps the filters, so a filtered view can be bookmarked or shared."
+            ),
+            "",
+            app,
+            "",
+        ]
+    )

@@ -51,7 +51,10 @@ def overview_markdown(project_root: Path) -> str:
             break
     else:
         text = "# Orchestration traces\n\nAn orchestration trace records one run of an agent team as a temporal event graph.\n"
-    return text.rstrip() + "\n\nSee the [field-by-field schema reference](schema.md) and the [example traces](examples.md).\n"
+    return (
+        text.rstrip()
+        + "\n\nSee the [field-by-field schema reference](schema.md) and the [example traces](examples.md).\n"
+    )
 
 
 @lru_cache(maxsize=4)
@@ -78,12 +81,17 @@ def perfetto_links(page: str, example: Path, site_url: str | None) -> str:
     """Download the example's Perfetto file; on a published https site also open it in the
     Perfetto UI directly (the UI fetches a public https file by its address: url=)."""
     download = html_href(page, perfetto_file(example))
-    links = [f'<a href="{download}" download>Perfetto trace-event file</a> '
-             f'(<code>masrl trace export --to perfetto</code>; open it at <a href="{PERFETTO_UI}">ui.perfetto.dev</a> '
-             "or chrome://tracing)"]
+    links = [
+        f'<a href="{download}" download>Perfetto trace-event file</a> '
+        f'(<code>masrl trace export --to perfetto</code>; open it at <a href="{PERFETTO_UI}">ui.perfetto.dev</a> '
+        "or chrome://tracing)"
+    ]
     if site_url and site_url.startswith("https://"):
         address = quote(site_url + perfetto_file(example), safe=":/")
-        links.insert(0, f'<a href="{PERFETTO_UI}#!/?url={address}" rel="noopener">Open in the Perfetto UI</a>')
+        links.insert(
+            0,
+            f'<a href="{PERFETTO_UI}#!/?url={address}" rel="noopener">Open in the Perfetto UI</a>',
+        )
     return '<p class="masrl-perfetto">' + " · ".join(links) + "</p>"
 
 
@@ -115,10 +123,12 @@ def examples_markdown(examples: list[Path], site_url: str | None = None) -> str:
     parts = [
         "# Example traces",
         "",
-        ("Small orchestration traces, valid under the [trace schema](schema.md), one per kind of team. "
-         "Each figure draws the events on a time axis, one lane per agent, with the dependency edges "
-         "between them. The files ship with masrl in `tools/masrl/traces/examples/`; "
-         "`masrl trace validate`, `masrl trace metrics` and `masrl trace figure` read them."),
+        (
+            "Small orchestration traces, valid under the [trace schema](schema.md), one per kind of team. "
+            "Each figure draws the events on a time axis, one lane per agent, with the dependency edges "
+            "between them. The files ship with masrl in `tools/masrl/traces/examples/`; "
+            "`masrl trace validate`, `masrl trace metrics` and `masrl trace figure` read them."
+        ),
         "",
     ]
     if not examples:
@@ -131,7 +141,12 @@ def examples_markdown(examples: list[Path], site_url: str | None = None) -> str:
         if description:
             parts += [md_text(description), ""]
         src = html_href(page, f"{FIGURE_DIR}/{path.stem}.svg")
-        parts += [figure(src, md_text(f"Trace {trace.get('trace_id', path.stem)}"), md_text(_facts(trace))), ""]
+        parts += [
+            figure(
+                src, md_text(f"Trace {trace.get('trace_id', path.stem)}"), md_text(_facts(trace))
+            ),
+            "",
+        ]
         parts += [perfetto_links(page, path, site_url), ""]
         parts += [_metrics_table(trace), ""]
         parts += [f'??? example "The trace as JSON ({md_text(path.name)})"', ""]
@@ -145,11 +160,19 @@ def _metrics_table(trace: dict) -> str:
     from masrl.traces.metrics import trace_metrics
 
     metrics = trace_metrics(trace)
-    rows = [[label, md_text(metrics[key])] for key, label in METRIC_ROWS if metrics.get(key) is not None]
-    rewards = [f"{md_text(k.split('.', 1)[1])} = {md_text(v)}" for k, v in sorted(metrics.items()) if k.startswith("reward.")]
+    rows = [
+        [label, md_text(metrics[key])] for key, label in METRIC_ROWS if metrics.get(key) is not None
+    ]
+    rewards = [
+        f"{md_text(k.split('.', 1)[1])} = {md_text(v)}"
+        for k, v in sorted(metrics.items())
+        if k.startswith("reward.")
+    ]
     if rewards:
         rows.append(["Rewards by channel", ", ".join(rewards)])
-    return compact_tables([("Orchestration metrics (<code>masrl trace metrics</code>)", ["Metric", "Value"], rows)])
+    return compact_tables(
+        [("Orchestration metrics (<code>masrl trace metrics</code>)", ["Metric", "Value"], rows)]
+    )
 
 
 def _describe(trace: dict) -> str:
@@ -160,5 +183,7 @@ def _describe(trace: dict) -> str:
 def _facts(trace: dict) -> str:
     """The figure caption: what the trace is and how to read the drawing."""
     topology = trace.get("topology") or "unknown"
-    return (f"Task {trace.get('task_id', '?')}, topology {topology}. One lane per agent, time from left "
-            "to right; markers are event types and lines the edges between events, styled by edge type.")
+    return (
+        f"Task {trace.get('task_id', '?')}, topology {topology}. One lane per agent, time from left "
+        "to right; markers are event types and lines the edges between events, styled by edge type."
+    )
