@@ -34,3 +34,17 @@ def test_architecture_md_states_the_contracts_layers():
     stated = text.split("<!-- layers -->")[1].split("<!-- /layers -->")[0]
     order = re.findall(r"^- `([^`]+)`", stated, flags=re.MULTILINE)
     assert order == layers, (order, layers)
+
+
+def test_the_tree_is_linted_and_formatted():
+    """`ruff check` and `ruff format --check` with the settings in pyproject.toml, as `make check`."""
+    ruff = shutil.which("ruff", path=str(Path(sys.executable).parent))
+    assert ruff, "ruff is not installed: run `make setup`"
+    paths = ["tools", "tests", "benchmarks", "scripts"]
+    for command in (["check", "--output-format", "concise"], ["format", "--check"]):
+        result = subprocess.run(
+            [ruff, *command, *paths], cwd=REPO_ROOT, capture_output=True, text=True, timeout=120
+        )
+        assert result.returncode == 0, (
+            f"ruff {command[0]}:\n" + result.stdout[-3000:] + result.stderr
+        )
