@@ -196,7 +196,8 @@ def make_sample_project(root: Path) -> Project:
     """The real project with a sample of its records (``sample_keys`` and the first exclusions):
     every template of the real site, at a third of its pages and a fraction of its table rows."""
     for name in ("taxonomy", "screening", "claims", "snapshots"):
-        shutil.copytree(REPO_ROOT / name, root / name)
+        # tag readings name corpus entries, most of which the sample leaves out
+        shutil.copytree(REPO_ROOT / name, root / name, ignore=shutil.ignore_patterns("tags"))
     shutil.copy(REPO_ROOT / "CITATION.cff", root / "CITATION.cff")
     (root / "corpus").mkdir()
     for key in sample_keys(load_corpus(Project(REPO_ROOT))):
