@@ -39,6 +39,7 @@ test: $(SETUP)    ## the whole test suite (what CI runs)
 check: $(SETUP)   ## what a pull request must pass, without the test suite
 	$(UV) lock --check --offline
 	$(BIN)/lint-imports --no-cache
+	$(BIN)/deptry tools
 	$(BIN)/ruff check tools tests benchmarks scripts
 	$(BIN)/ruff format --check tools tests benchmarks scripts
 	$(BIN)/masrl validate

@@ -48,3 +48,13 @@ def test_the_tree_is_linted_and_formatted():
         assert result.returncode == 0, (
             f"ruff {command[0]}:\n" + result.stdout[-3000:] + result.stderr
         )
+
+
+def test_every_import_is_declared_and_nothing_unused_is():
+    """deptry over tools/masrl with the settings in pyproject.toml, as `make check` runs it."""
+    deptry = shutil.which("deptry", path=str(Path(sys.executable).parent))
+    assert deptry, "deptry is not installed: run `make setup`"
+    result = subprocess.run(
+        [deptry, "tools"], cwd=REPO_ROOT, capture_output=True, text=True, timeout=120
+    )
+    assert result.returncode == 0, result.stdout[-3000:] + result.stderr
