@@ -162,24 +162,31 @@ def test_the_figure_cache_serves_identical_bytes_and_ignores_a_tampered_file(
     assert render_figures(corpus, ["entries-per-year"]) == first
 
 
-def test_a_change_to_the_counting_or_drawing_code_draws_again(mini_project, tmp_path, monkeypatch):
-    """Cached renders are keyed by the code that shapes them, not only by the module that draws:
-    a change to how a table is counted or a trace is laid out must not serve a stale picture."""
+def test_a_change_to_any_code_draws_again(mini_project, tmp_path, monkeypatch):
+    """Cached renders are keyed by all of masrl's code (content only, no hand-kept list of the
+    modules a picture depends on): a change to how a table is counted or a trace is laid out
+    must not serve a stale picture, and `masrl check` may trust what the cache gives back."""
+    import shutil
     from pathlib import Path
 
-    from masrl.derive import stats
+    import masrl
     from masrl.render import cache
     from masrl.render.site.trace_pages import _figure_svg
-    from masrl.traces import examples_directory, view
+    from masrl.traces import examples_directory
 
-    def edited(module, name: str) -> None:
-        copy = tmp_path / name
-        copy.write_bytes(Path(module.__file__).read_bytes() + b"\n# edited\n")
-        monkeypatch.setattr(module, "__file__", str(copy))
+    package = Path(masrl.__file__).parent
+    copies = [tmp_path / name / "masrl" for name in ("same", "stats", "view")]
+    for copy in copies:
+        shutil.copytree(package, copy, ignore=shutil.ignore_patterns("__pycache__"))
+    for copy, module in zip(copies[1:], ("derive/stats.py", "traces/view.py"), strict=True):
+        (copy / module).write_bytes((copy / module).read_bytes() + b"\n# edited\n")
+    digests = [cache.package_source_digest(copy) for copy in copies]
+    assert digests[0] == cache.package_source_digest(package)
+    assert len(set(digests)) == 3
 
     corpus = load_corpus(mini_project)
     before = plots.figure_cache(corpus).directory
-    edited(stats, "stats.py")
+    monkeypatch.setattr(cache, "package_source_digest", lambda: digests[1])
     assert plots.figure_cache(corpus).directory != before
 
     keys = []
@@ -190,6 +197,18 @@ def test_a_change_to_the_counting_or_drawing_code_draws_again(mini_project, tmp_
     )
     example = min(examples_directory().glob("*.json"))
     _figure_svg(example)
-    edited(view, "view.py")
+    monkeypatch.setattr(cache, "package_source_digest", lambda: digests[2])
     _figure_svg(example)
     assert keys[0] != keys[1]
+
+
+@pytest.mark.slow  # draws every figure of the live corpus (about 6 s of CPU)
+def test_check_is_right_with_an_empty_cache(tmp_path, monkeypatch):
+    """With nothing cached, check draws every figure afresh and finds the committed ones fresh
+    (check only reads the checkout)."""
+    from conftest import REPO_ROOT
+    from masrl.model.project import Project
+    from masrl.render import build
+
+    monkeypatch.setenv(CACHE_ENV, str(tmp_path / "empty-cache"))
+    assert build.check(Project(REPO_ROOT)) == []

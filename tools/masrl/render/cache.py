@@ -1,7 +1,7 @@
 """The render cache: output kept by a hash of everything it is drawn from.
 
 matplotlib is the slow part of `masrl build`, `masrl check` and the site build. The same inputs
-(corpus, taxonomy, trace file, drawing code, matplotlib version) always give the same bytes, so a
+(corpus, taxonomy, trace file, all of masrl's code, matplotlib version) always give the same bytes, so a
 render is read back instead of drawn again, and output stays byte-identical.
 
 One folder, one setting: ``MASRL_CACHE_DIR`` (default ``~/.cache/masrl``; ``off`` draws every
@@ -42,13 +42,25 @@ def _version(package: str) -> str:
     return version(package)
 
 
-def code_fingerprint(*modules, packages: tuple[str, ...] = ("matplotlib",)) -> bytes:
-    """The rendering code's source and the versions of the packages it renders with: a change
-    to either renders again (versions read from the installed metadata: importing matplotlib
-    would cost seconds)."""
+@functools.cache
+def package_source_digest(package: Path = Path(__file__).resolve().parents[1]) -> bytes:
+    """A digest of every source file of the masrl package, by path: read once per process."""
+    digest = hashlib.sha256()
+    for path in sorted(package.rglob("*")):
+        if path.is_file() and path.suffix in (".py", ".js", ".css", ".html", ".json", ".yaml"):
+            digest.update(
+                path.relative_to(package).as_posix().encode() + b"\0" + path.read_bytes() + b"\0"
+            )
+    return digest.digest()
+
+
+def code_fingerprint(packages: tuple[str, ...] = ("matplotlib",)) -> bytes:
+    """All of masrl's code, and the versions of the packages a render is made with: any change to
+    either renders again. Keyed on content only, with no list of the modules a render depends on
+    to keep up to date, so `masrl check` can trust what the cache gives back (versions read from
+    the installed metadata: importing matplotlib would cost seconds)."""
     parts = [f"{package} {_version(package)}".encode() for package in packages]
-    parts += [Path(module.__file__).read_bytes() for module in modules]
-    return b"\0".join(parts)
+    return b"\0".join([*parts, package_source_digest()])
 
 
 class RenderCache:

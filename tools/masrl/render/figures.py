@@ -12,7 +12,6 @@ whose empty cells are hatched in grey with a "·" marker and whose sparse cells 
 from __future__ import annotations
 
 import io
-import sys
 from collections.abc import Callable
 from contextlib import contextmanager
 from pathlib import Path
@@ -225,24 +224,16 @@ def render_figures(
     return files
 
 
-def drawing_modules() -> tuple:
-    """The code a figure's pixels depend on: this module and the ones that count what it draws
-    (a change to how a table is counted or ordered must draw again, not read a stale figure)."""
-    from masrl.derive import gaps, stats, tables
-
-    return sys.modules[__name__], stats, tables, gaps
-
-
 def figure_cache(corpus: Corpus, corpus_json: str | None = None) -> RenderCache:
     """The cache of this corpus's figures: keyed by the corpus, the taxonomy, the published
-    snapshot, the drawing and counting code (drawing_modules) and matplotlib (see
+    snapshot, all of masrl's code and matplotlib (see
     masrl.render.cache). corpus_json, when given, must be export_json(corpus): the site build
     passes the one it publishes instead of serialising the corpus a second time."""
     from masrl.exports.json import export_json
 
     if corpus_json is None:
         corpus_json = export_json(corpus)
-    inputs = [corpus_json.encode("utf-8"), code_fingerprint(*drawing_modules())]
+    inputs = [corpus_json.encode("utf-8"), code_fingerprint()]
     inputs += [
         path.name.encode() + b"\0" + path.read_bytes()
         for path in sorted(Path(corpus.taxonomy.directory).glob("*.yaml"))

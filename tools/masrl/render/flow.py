@@ -133,12 +133,10 @@ def flow_figure(flow: Flow) -> bytes:
     """Records per stage for each round, as grouped horizontal bars (SVG), drawn with the
     corpus figures' style so the site looks of a piece; from the render cache when the flow and
     the drawing code are unchanged."""
-    import sys
 
-    from masrl.render import figures
     from masrl.render.cache import cached_files, code_fingerprint
 
-    inputs = [repr(flow).encode("utf-8"), code_fingerprint(sys.modules[__name__], figures)]
+    inputs = [repr(flow).encode("utf-8"), code_fingerprint()]
     return cached_files("flow", inputs, lambda: {"svg": _draw_flow(flow)})["svg"]
 
 

@@ -123,7 +123,7 @@ class SiteContext:
 
         inputs = [
             self.corpus_json.encode("utf-8"),
-            code_fingerprint(writer, packages=("bibtexparser", "pylatexenc")),
+            code_fingerprint(packages=("bibtexparser", "pylatexenc")),
         ]
         return json.loads(cached_files("bibtex", inputs, produce)["entries.json"])
 

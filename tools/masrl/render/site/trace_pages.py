@@ -102,7 +102,6 @@ def _examples_pointer(examples: list[Path]) -> str:
 def _figure_svg(path: Path) -> bytes:
     from masrl.render.cache import cached_files, code_fingerprint
     from masrl.traces import figure as trace_figure
-    from masrl.traces import view as trace_view
 
     source = path.read_bytes()
 
@@ -115,7 +114,7 @@ def _figure_svg(path: Path) -> bytes:
 
     # The trace file and the drawing code (with the view it lays events out from) decide the
     # picture: drawn again only when they change.
-    return cached_files("trace", [source, code_fingerprint(trace_figure, trace_view)], draw)["svg"]
+    return cached_files("trace", [source, code_fingerprint()], draw)["svg"]
 
 
 def examples_markdown(examples: list[Path], site_url: str | None = None) -> str:
