@@ -139,6 +139,31 @@ def test_citation_searching_is_its_own_identification_column(repo_copy):
     )
 
 
+def test_a_work_without_an_identifier_is_logged_by_its_url(repo_copy):
+    """A blog post has no arXiv id: the log names it by URL and the flow counts it once."""
+    second_round(repo_copy)
+    url = "https://example.org/blog/agent-teams"
+    write_entry(
+        repo_copy.root,
+        entry_data(
+            "blogteam2026",
+            title="How We Run Agent Teams",
+            year=2026,
+            round="2026-11",
+            category="industry",
+            survey_role="case",
+            evidence_level="documentation_blog",
+            venue="Blog",
+            identifiers={"arxiv": None, "doi": None, "openreview": None},
+            urls=[url],
+        ),
+    )
+    record_identified(repo_copy, "2026-11", "company_blog", [url], [])
+    living = compute_flow(load_corpus(repo_copy)).rounds[1]
+    assert living.identified == {"arxiv": 4, "company_blog": 1}
+    assert (living.screened, living.included) == (4, 2)
+
+
 def test_capture_recapture_gives_chapmans_estimate_or_says_why_not():
     from masrl.derive.flow import RoundFlow
 

@@ -77,22 +77,18 @@ def entry_source(entry: Entry) -> str:
 
 
 def record_identifiers(record) -> set[str]:
-    """The identifiers a log may name a record by: its arXiv id, or its identifier as written."""
+    """The identifiers a log may name a record by: its arXiv id, DOI or OpenReview id, its
+    identifier as written, or (for a work with none, such as a blog post) its URL."""
     if isinstance(record, Entry):
-        return {
-            i
-            for i in (
-                record.arxiv_id,
-                record.identifiers.get("doi"),
-                record.identifiers.get("openreview"),
-            )
-            if i
-        }
+        found = (
+            record.arxiv_id,
+            record.identifiers.get("doi"),
+            record.identifiers.get("openreview"),
+        )
+        return {i for i in (*found, *record.urls) if i}
     identifier = record.identifier
-    return {
-        identifier.split(":", 1)[1] if identifier.startswith("arXiv:") else identifier,
-        identifier,
-    }
+    bare = identifier.split(":", 1)[1] if identifier.startswith("arXiv:") else identifier
+    return {i for i in (bare, identifier, record.url) if i}
 
 
 def compute_flow(corpus: Corpus, rounds=None, queue=None) -> Flow:
