@@ -148,3 +148,13 @@ def test_the_committed_schema_agrees_with_the_pydantic_model():
     committed = entry_schema(taxonomy)
     assert list(model_schema["properties"]) == list(committed["properties"])
     assert sorted(model_schema["required"]) == sorted(committed["required"])
+
+
+def test_trace_import_offers_exactly_the_importer_registry():
+    """A new importer is one module and one line in FORMATS: the CLI's choices follow it."""
+    from click.testing import CliRunner
+    from masrl.cli import main
+    from masrl.traces.importers import FORMATS
+
+    help_text = CliRunner().invoke(main, ["trace", "import", "--help"]).output
+    assert "[" + "|".join(FORMATS) + "]" in " ".join(help_text.split())

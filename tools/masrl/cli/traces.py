@@ -10,6 +10,7 @@ from pathlib import Path
 import click
 
 from ..errors import MasrlError
+from ..traces.importers import FORMATS
 from ..traces.io import DEFAULT_MAX_TRACE_BYTES, DEFAULT_MAX_TRACE_EVENTS, Limits, format_size
 from ..traces.problems import DEFAULT_MAX_PROBLEMS
 from . import CONTEXT_SETTINGS
@@ -224,7 +225,8 @@ def schema(fmt) -> None:
     "--from",
     "source_format",
     required=True,
-    type=click.Choice(["otel", "openai-agents", "agent-lightning", "autogen"]),
+    # the importer registry's names: a new importer is one line in traces/importers FORMATS
+    type=click.Choice(list(FORMATS)),
     help="The format FILE is in.",
 )
 @click.option(
