@@ -1020,3 +1020,32 @@ def test_sigterm_stops_the_preview_as_ctrl_c_does_and_is_undone_after():
         time.sleep(1)  # the handler runs at the next bytecode; never reached
     undo()
     assert signal.getsignal(signal.SIGTERM) is before
+
+
+def test_every_generated_page_is_reachable_from_the_navigation(real_site, tmp_path):
+    """Every page the build generates is in the menu (the axis pages through the build's
+    navigation hook, so a new taxonomy axis needs no edit to mkdocs.yml), except the entry pages,
+    which mkdocs.yml keeps out of the menu on purpose and "All entries by key" links one by one."""
+    from masrl.render.site.builder import SitePaths, mkdocs_config, site_source_dir
+    from masrl.render.site.navigation import on_config
+
+    paths = SitePaths(site_source_dir(real_site.project), real_site.docs, tmp_path / "out")
+    config = on_config(mkdocs_config(paths))
+
+    def pages(items):
+        for item in items:
+            if isinstance(item, str):
+                yield item
+            elif isinstance(item, dict):
+                for value in item.values():
+                    yield from ([value] if isinstance(value, str) else pages(value))
+
+    in_nav = set(pages(config.nav))
+    generated = {p.relative_to(real_site.docs).as_posix() for p in real_site.docs.rglob("*.md")}
+    missing = sorted(p for p in generated - in_nav if not p.startswith("entries/"))
+    assert not missing, missing
+    assert {"browse/reward_types.md", "browse/sub_decisions.md"} <= in_nav
+    index_pages = [p for p in in_nav if re.fullmatch(r"entries(-\d+)?\.md", p)]
+    linked = "".join(real_site.html(p[: -len(".md")] + "/") for p in index_pages)
+    for page in sorted(p for p in generated if p.startswith("entries/")):
+        assert f'{page[: -len(".md")]}/"' in linked, page

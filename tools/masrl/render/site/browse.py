@@ -14,6 +14,7 @@ from masrl.render.site.entries import SEARCH_EXCLUDED
 from masrl.render.site.escape import anchor_id, html_text, md_text
 from masrl.render.site.links import links_html
 from masrl.render.site.markdown import table
+from masrl.render.site.navigation import nav_file
 
 BROWSE_INDEX = "browse/index.md"
 TAXONOMY_PAGE = "taxonomy.md"
@@ -22,6 +23,11 @@ TAXONOMY_PAGE = "taxonomy.md"
 def browse_pages(ctx: SiteContext) -> dict[str, str]:
     pages = {browse_page(name): browse_markdown(ctx, name) for name in ctx.browse_fields}
     pages[BROWSE_INDEX] = browse_index_markdown(ctx)
+    pages.update(
+        nav_file(
+            "Browse", [(ctx.field_label(name), browse_page(name)) for name in ctx.browse_fields]
+        )
+    )
     pages[TAXONOMY_PAGE] = taxonomy_markdown(ctx)
     return pages
 

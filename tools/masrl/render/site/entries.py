@@ -22,6 +22,7 @@ from masrl.render.site.escape import (
 )
 from masrl.render.site.links import LABELS, entry_links, links_html
 from masrl.render.site.markdown import code_block
+from masrl.render.site.navigation import nav_file
 from masrl.render.site.reports import table_filter_url
 
 PAPERS_PAGE = "papers.md"
@@ -156,6 +157,12 @@ def entries_index_pages(ctx: SiteContext) -> dict[str, str]:
                 "",
             ]
         )
+    # the index's further pages join the Papers menu after the first (which mkdocs.yml names)
+    more = [
+        (f"All entries by key ({n} of {len(chunks)})", index_page(n))
+        for n in range(2, len(chunks) + 1)
+    ]
+    pages.update(nav_file("Papers", more))
     return pages
 
 

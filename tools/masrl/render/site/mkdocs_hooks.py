@@ -1,4 +1,5 @@
 """mkdocs hooks of every masrl site build and preview: ``mkdocs_config`` and ``site serve`` name
 this file, and mkdocs loads it afresh for each build, so what it does lives in modules loaded once."""
 
+from masrl.render.site.navigation import on_config  # noqa: F401 - the config event
 from masrl.render.site.templates import on_env  # noqa: F401 - the env event
