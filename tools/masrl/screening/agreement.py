@@ -271,10 +271,13 @@ def settle(
 
 
 def record_rounds(project) -> dict[str, str]:
-    """Record id (entry key or exclusion record_id) -> the round that brought it."""
+    """Record id (entry key, exclusion record_id, or a decided record's id) -> its round."""
     from masrl.model.project import read_records
+    from masrl.screening.queue import read_decisions as read_all
 
-    rounds = {}
+    # a decided record's round is its decisions file's, even after a ruling moved the record
+    # (an entry adjudicated out becomes an exclusion record with another id)
+    rounds = {d.record: d.round for d in read_all(project)}
     for record in read_records([*project.entry_paths(), *project.exclusion_paths()]):
         if isinstance(record.data, dict) and record.data.get("round") is not None:
             rounds[
