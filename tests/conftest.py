@@ -28,6 +28,8 @@ PUBLISHED = PUBLISHED_SNAPSHOT
 REAL_ENTRIES = len(list((REPO_ROOT / "corpus").glob("*.yaml")))
 REAL_EXCLUSIONS = len(list((REPO_ROOT / "exclusions").glob("*.yaml")))
 REAL_AUDITED = REAL_ENTRIES + REAL_EXCLUSIONS
+# record ids are never reused (an exclusion ruled in leaves its number free): the next is max + 1
+NEXT_EXCLUSION_ID = 1 + max(int(p.stem[1:]) for p in (REPO_ROOT / "exclusions").glob("E*.yaml"))
 
 # Property tests run a modest number of examples in the suite; MASRL_PROPERTY_SCALE multiplies
 # them for a deep run (`make test-deep`). Failures Hypothesis finds are replayed first next time.

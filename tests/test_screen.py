@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-from conftest import REAL_EXCLUSIONS
+from conftest import NEXT_EXCLUSION_ID
 from masrl.cli import main
 from masrl.errors import InputError, ProblemsError, UsageError
 from masrl.model import yamlio
@@ -109,7 +109,7 @@ def test_exclude_writes_the_exclusion_record(screening):
         rationale="Image segmentation with no language agents.",
     )
     data = yamlio.load_file(result.written)
-    assert result.written.name == f"E{REAL_EXCLUSIONS + 1:03d}.yaml"  # the next free record id
+    assert result.written.name == f"E{NEXT_EXCLUSION_ID:03d}.yaml"  # the next free record id
     assert (data["reason_code"], data["stage"], data["round"], data["screened_by"]) == (
         "out_of_scope",
         "abstract_screen",

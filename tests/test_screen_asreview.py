@@ -11,7 +11,7 @@ from contextlib import redirect_stdout
 from pathlib import Path
 
 import pytest
-from conftest import REAL_AUDITED, REAL_EXCLUSIONS
+from conftest import NEXT_EXCLUSION_ID, REAL_AUDITED
 from masrl.errors import InputError
 from masrl.screening.asreview_io import export_csv, export_ris, import_project
 from masrl.screening.queue import read_decisions, read_queue
@@ -98,8 +98,8 @@ def test_round_trip_through_asreview_lab(screening, tmp_path):
     new = sorted(after.keys() - before.keys())
     assert new == [
         "corpus/okafor2026.yaml",
-        f"exclusions/E{REAL_EXCLUSIONS + 1:03d}.yaml",
-        f"exclusions/E{REAL_EXCLUSIONS + 2:03d}.yaml",
+        f"exclusions/E{NEXT_EXCLUSION_ID:03d}.yaml",
+        f"exclusions/E{NEXT_EXCLUSION_ID + 1:03d}.yaml",
         "screening/decisions/2026-11.yaml",
     ]
 
