@@ -23,10 +23,9 @@ if ! [[ "$weeks" =~ ^[1-9][0-9]?$ ]]; then
   exit 2
 fi
 
-remote=${REMOTE_URL:-}
-if [[ -z "$remote" && -n "${GH_TOKEN:-}" && -n "${GITHUB_REPOSITORY:-}" ]]; then
-  remote="https://x-access-token:${GH_TOKEN}@github.com/${GITHUB_REPOSITORY}.git"
-fi
+# shellcheck source=scripts/pull_request.sh
+source "$(dirname "$0")/pull_request.sh"
+remote=$(pr_remote)
 # Continue the open pull request's branch when there is one, so decisions already committed there
 # are kept and its queue counts as known; otherwise start the branch from the checked-out base.
 if [[ -n "$remote" ]] && git fetch --quiet "$remote" "$branch" 2>/dev/null; then
@@ -104,13 +103,4 @@ if [[ "${DRY_RUN:-}" == "1" ]]; then
   exit 0
 fi
 
-: "${GH_TOKEN:?GH_TOKEN must hold a token with contents and pull-requests write}"
-: "${GITHUB_REPOSITORY:?GITHUB_REPOSITORY must name owner/repo}"
-git push --quiet "$remote" "HEAD:refs/heads/$branch"
-number=$(gh pr list --head "$branch" --base "$base" --state open --json number --jq '.[0].number // empty')
-if [[ -n "$number" ]]; then
-  gh pr edit "$number" --body-file "$work/body.md"
-  echo "discover_pr: updated pull request #$number"
-else
-  gh pr create --head "$branch" --base "$base" --title "Discovery: new papers to screen" --body-file "$work/body.md"
-fi
+push_and_open_pr discover_pr "$remote" "$branch" "$base" "Discovery: new papers to screen" "$work/body.md"

@@ -19,10 +19,9 @@ cd "$(git rev-parse --show-toplevel)"
 branch=${BRANCH:-masrl/update-lock}
 base=${BASE:-main}
 suite=${SUITE:-make test}
-remote=${REMOTE_URL:-}
-if [[ -z "$remote" && -n "${GH_TOKEN:-}" && -n "${GITHUB_REPOSITORY:-}" ]]; then
-  remote="https://x-access-token:${GH_TOKEN}@github.com/${GITHUB_REPOSITORY}.git"
-fi
+# shellcheck source=scripts/pull_request.sh
+source scripts/pull_request.sh
+remote=$(pr_remote)
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
@@ -68,14 +67,5 @@ if [[ "${DRY_RUN:-}" == "1" ]]; then
   exit "$status"
 fi
 
-: "${GH_TOKEN:?GH_TOKEN must hold a token with contents and pull-requests write}"
-: "${GITHUB_REPOSITORY:?GITHUB_REPOSITORY must name owner/repo}"
-git push --quiet --force "$remote" "HEAD:refs/heads/$branch"
-number=$(gh pr list --head "$branch" --base "$base" --state open --json number --jq '.[0].number // empty')
-if [[ -n "$number" ]]; then
-  gh pr edit "$number" --body-file "$work/body.md"
-  echo "update_lock: updated pull request #$number"
-else
-  gh pr create --head "$branch" --base "$base" --title "Update locked dependencies" --body-file "$work/body.md"
-fi
+push_and_open_pr update_lock "$remote" "$branch" "$base" "Update locked dependencies" "$work/body.md" --force
 exit "$status"

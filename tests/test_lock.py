@@ -114,7 +114,7 @@ def toy_project(uv, tmp_path) -> Path:
     root, wheels = tmp_path / "project", tmp_path / "wheels"
     (root / "scripts").mkdir(parents=True)
     wheels.mkdir()
-    for name in ("update_lock_pr.sh", "sync.sh", "uv-requirements.txt"):
+    for name in ("update_lock_pr.sh", "pull_request.sh", "sync.sh", "uv-requirements.txt"):
         shutil.copy(REPO_ROOT / "scripts" / name, root / "scripts" / name)
     (root / ".tools").symlink_to(REPO_ROOT / ".tools")  # the same pinned uv, no install
     (root / ".gitignore").write_text(".tools\n")
@@ -167,3 +167,35 @@ def test_no_newer_versions_no_pull_request(toy_project):
     result = update(toy_project, "exit 1")
     assert result.returncode == 0 and "no pull request needed" in result.stdout
     assert git(toy_project, "rev-parse", "--abbrev-ref", "HEAD").strip() == "main"
+
+
+def test_the_update_is_pushed_and_opens_one_pull_request(toy_project, tmp_path):
+    """Not a dry run: the branch goes to the remote, and `gh` is asked for the open pull request
+    of the branch and then to create one (a stand-in `gh` records what it is asked)."""
+    remote = tmp_path / "remote.git"
+    run("git", "init", "--quiet", "--bare", remote, cwd=tmp_path)
+    fake_bin = tmp_path / "bin"
+    fake_bin.mkdir()
+    calls = tmp_path / "gh-calls.txt"
+    (fake_bin / "gh").write_text(f'#!/bin/sh\necho "$@" >> {calls}\n')
+    (fake_bin / "gh").chmod(0o755)
+    result = run(
+        "bash",
+        SCRIPT,
+        cwd=toy_project,
+        check=False,
+        env={
+            "SUITE": "true",
+            "GH_TOKEN": "t",
+            "GITHUB_REPOSITORY": "o/r",
+            "REMOTE_URL": str(remote),
+            "PATH": f"{fake_bin}:{os.environ['PATH']}",
+        },
+    )
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert run("git", "rev-parse", "--verify", "masrl/update-lock", cwd=remote).returncode == 0
+    asked = calls.read_text().splitlines()
+    assert asked[0].startswith("pr list --head masrl/update-lock --base main")
+    assert asked[1].startswith(
+        "pr create --head masrl/update-lock --base main --title Update locked dependencies"
+    )

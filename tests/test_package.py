@@ -53,18 +53,23 @@ def build_distributions(source: Path, out: Path) -> tuple[Path, Path]:
     return sdist, wheel
 
 
+def purelib_of(python: Path) -> str:
+    """The site-packages folder of the interpreter ``python``."""
+    return subprocess.run(
+        [python, "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.strip()
+
+
 def venv_with_dependencies(path: Path) -> Path:
     """A fresh venv holding none of the checkout. Its dependencies are those already installed
     here (a .pth line naming this interpreter's site-packages, whose own .pth files, such as the
     editable install of masrl, are not read from there), so the test needs no network."""
     venv.create(path, with_pip=False)
     python = path / "bin" / "python"
-    purelib = subprocess.run(
-        [python, "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
-        capture_output=True,
-        text=True,
-        check=True,
-    ).stdout.strip()
+    purelib = purelib_of(python)
     Path(purelib, "masrl-test-dependencies.pth").write_text(sysconfig.get_paths()["purelib"] + "\n")
     return python
 
@@ -100,12 +105,7 @@ def test_the_wheel_installs_and_runs_away_from_the_checkout(tmp_path):
         text=True,
         timeout=120,
     )
-    purelib = subprocess.run(
-        [python, "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
-        capture_output=True,
-        text=True,
-        check=True,
-    ).stdout.strip()
+    purelib = purelib_of(python)
     away = tmp_path / "elsewhere"
     away.mkdir()
 
