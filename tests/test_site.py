@@ -1057,3 +1057,34 @@ def test_every_generated_page_is_reachable_from_the_navigation(real_site, tmp_pa
     linked = "".join(real_site.html(p[: -len(".md")] + "/") for p in index_pages)
     for page in sorted(p for p in generated if p.startswith("entries/")):
         assert f'{page[: -len(".md")]}/"' in linked, page
+
+
+def test_no_page_shows_an_escaped_entity_as_text(real_site):
+    """Text is escaped once, where it is written: a reader never sees `&#45;`, `&amp;` or `&lt;`
+    (an entity inside a Markdown code span is shown literally, so values go in <code> instead)."""
+    from html.entities import name2codepoint
+
+    entity = re.compile(r"&(#\d+|#x[0-9a-fA-F]+|[a-zA-Z]+);")
+    found = []
+    for path in html_pages(real_site):
+        text = " ".join(parse(path).text)
+        found += [
+            f"{page_url_path(real_site, path)}: {m.group(0)}"
+            for m in entity.finditer(text)
+            if m.group(1).startswith("#") or m.group(1) in name2codepoint  # "Texas A&M;" is text
+        ]
+    assert not found, found[:20]
+
+
+def test_every_page_links_the_feed(real_site):
+    """Feed readers find the Atom feed from any page, and the link resolves to it."""
+    for path in html_pages(real_site):
+        page = parse(path)
+        links = [a for tag, a in page.tags if tag == "link" and a.get("rel") == "alternate"]
+        assert [a.get("type") for a in links] == ["application/atom+xml"], path
+        href = links[0]["href"]
+        # the 404 page links from the site's root, every other page relatively
+        base = real_site.folder if href.startswith("/") else path.parent
+        assert (base / href.lstrip("/")).resolve() == (real_site.folder / "feed.xml").resolve(), (
+            path
+        )

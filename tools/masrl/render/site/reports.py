@@ -83,7 +83,7 @@ def statistics_markdown(ctx: SiteContext) -> str:
         "",
         *(
             [
-                f"Beside each live count stands its count on the frozen snapshot `{md_text(PUBLISHED_SNAPSHOT)}`, "
+                f"Beside each live count stands its count on the frozen snapshot <code>{md_text(PUBLISHED_SNAPSHOT)}</code>, "
                 "the survey as published.",
                 "",
             ]
@@ -287,11 +287,11 @@ def _moved_gaps_html(ctx: SiteContext, page: str, item, frozen) -> list[str]:
     lines = []
     if closed:
         lines.append(
-            f"Closed since snapshot `{md_text(PUBLISHED_SNAPSHOT)}` (empty then): {cells(closed)}"
+            f"Closed since snapshot <code>{md_text(PUBLISHED_SNAPSHOT)}</code> (empty then): {cells(closed)}"
         )
     if opened:
         lines.append(
-            f"Opened since snapshot `{md_text(PUBLISHED_SNAPSHOT)}` (held then): {cells(opened)}"
+            f"Opened since snapshot <code>{md_text(PUBLISHED_SNAPSHOT)}</code> (held then): {cells(opened)}"
         )
     return [line for text in lines for line in (text, "")]
 
@@ -386,7 +386,7 @@ def _changed_admonition(ctx: SiteContext, page: str, report) -> list[str]:
     lines = [
         '!!! warning "Changed claims"',
         "",
-        f"    These claims hold on the frozen snapshot `{md_text(report.snapshot)}` of the survey but no "
+        f"    These claims hold on the frozen snapshot <code>{md_text(report.snapshot)}</code> of the survey but no "
         "longer hold on the live corpus:",
         "",
     ]
