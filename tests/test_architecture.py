@@ -1,5 +1,6 @@
-"""ARCHITECTURE.md's layers, enforced: import-linter's contracts in pyproject.toml (the same run
-`make check` makes) must hold for every import in tools/masrl, lazy ones inside functions included."""
+"""What `make check` enforces beside the data, run as tests so CI enforces it too: ARCHITECTURE.md's
+layers (import-linter's contracts in pyproject.toml, lazy imports inside functions included), the
+style (ruff) and the declared dependencies (deptry)."""
 
 from __future__ import annotations
 
@@ -12,14 +13,19 @@ from pathlib import Path
 from conftest import REPO_ROOT
 
 
-def test_the_import_layers_hold():
-    lint_imports = shutil.which("lint-imports", path=str(Path(sys.executable).parent))
-    assert lint_imports, "import-linter is not installed: run `make setup`"
+def run_tool(name: str, *args: str) -> subprocess.CompletedProcess:
+    """One of the dev extra's checkers, from this interpreter's environment, on the checkout."""
+    tool = shutil.which(name, path=str(Path(sys.executable).parent))
+    assert tool, f"{name} is not installed: run `make setup`"
     result = subprocess.run(
-        [lint_imports, "--no-cache"], cwd=REPO_ROOT, capture_output=True, text=True, timeout=120
+        [tool, *args], cwd=REPO_ROOT, capture_output=True, text=True, timeout=120
     )
-    assert result.returncode == 0, result.stdout[-3000:] + result.stderr
-    assert "0 broken" in result.stdout
+    assert result.returncode == 0, f"{name} {args[0]}:\n" + result.stdout[-3000:] + result.stderr
+    return result
+
+
+def test_the_import_layers_hold():
+    assert "0 broken" in run_tool("lint-imports", "--no-cache").stdout
 
 
 def test_architecture_md_states_the_contracts_layers():
@@ -37,24 +43,12 @@ def test_architecture_md_states_the_contracts_layers():
 
 
 def test_the_tree_is_linted_and_formatted():
-    """`ruff check` and `ruff format --check` with the settings in pyproject.toml, as `make check`."""
-    ruff = shutil.which("ruff", path=str(Path(sys.executable).parent))
-    assert ruff, "ruff is not installed: run `make setup`"
-    paths = ["tools", "tests", "benchmarks", "scripts"]
-    for command in (["check", "--output-format", "concise"], ["format", "--check"]):
-        result = subprocess.run(
-            [ruff, *command, *paths], cwd=REPO_ROOT, capture_output=True, text=True, timeout=120
-        )
-        assert result.returncode == 0, (
-            f"ruff {command[0]}:\n" + result.stdout[-3000:] + result.stderr
-        )
+    """`ruff check` and `ruff format --check` with the settings in pyproject.toml."""
+    paths = ("tools", "tests", "benchmarks", "scripts")
+    run_tool("ruff", "check", "--output-format", "concise", *paths)
+    run_tool("ruff", "format", "--check", *paths)
 
 
 def test_every_import_is_declared_and_nothing_unused_is():
-    """deptry over tools/masrl with the settings in pyproject.toml, as `make check` runs it."""
-    deptry = shutil.which("deptry", path=str(Path(sys.executable).parent))
-    assert deptry, "deptry is not installed: run `make setup`"
-    result = subprocess.run(
-        [deptry, "tools"], cwd=REPO_ROOT, capture_output=True, text=True, timeout=120
-    )
-    assert result.returncode == 0, result.stdout[-3000:] + result.stderr
+    """deptry over tools/masrl with the settings in pyproject.toml."""
+    run_tool("deptry", "tools")
