@@ -95,6 +95,12 @@ def entry_data(key: str = "alpha2025", /, **overrides) -> dict:
     }
     drop = overrides.pop("drop", ())
     data.update(overrides)
+    # A required tag field of an axis added to taxonomy/ gets a valid value too, so a new axis
+    # file needs no edit here (its first value, or an empty list for a list field).
+    for spec in _repo_tag_specs():
+        if spec.required and spec.name not in data:
+            values = list(_repo_taxonomy()[spec.axis].ids)
+            data[spec.name] = [] if spec.kind == "tags" else values[0]
     if (
         "sub_decision_evidence" not in overrides
         and isinstance(data.get("sub_decisions"), list)
@@ -183,6 +189,13 @@ def mini_project(tmp_path: Path) -> Project:
     )
     write_exclusion(tmp_path, exclusion_data("E001"))
     return Project(tmp_path)
+
+
+@functools.cache
+def _repo_tag_specs():
+    from masrl.model.records import entry_specs
+
+    return [s for s in entry_specs(_repo_taxonomy()) if s.axis and s.kind in ("tag", "tags")]
 
 
 @functools.cache
