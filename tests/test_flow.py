@@ -265,3 +265,25 @@ def test_flow_cli(repo_copy):
     data = json.loads(result.output)
     assert [r["round"] for r in data["rounds"]] == ["survey-2026-05", "2026-11"]
     assert data["cumulative"]["included"] == 85
+
+
+def test_a_malformed_identified_log_is_one_clear_error(repo_copy):
+    import pytest
+    from masrl.errors import InputError, UsageError
+    from masrl.screening.identified import read_identified
+
+    log = repo_copy.root / "screening" / "identified" / "2026-11.yaml"
+    log.parent.mkdir(parents=True, exist_ok=True)
+    log.write_text(
+        "identified: {}\ncitations:\n  sideways: {'2601.00001': [c3]}\n", encoding="utf-8"
+    )
+    with pytest.raises(
+        InputError, match="citations.sideways must be backward or forward"
+    ) as caught:
+        read_identified(repo_copy, "2026-11")
+    assert "screening/identified/2026-11.yaml:3" in str(caught.value)
+    log.write_text("citations: [a, b]\n", encoding="utf-8")
+    with pytest.raises(InputError, match="'citations' must be a mapping"):
+        read_identified(repo_copy, "2026-11")
+    with pytest.raises(UsageError):
+        record_citations(repo_copy, "2026-11", "sideways", {})

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from masrl.errors import InputError, UsageError
 from masrl.model import yamlio
 
 IDENTIFIED_DIR = Path("screening") / "identified"
@@ -17,10 +18,34 @@ def read_identified(project, round_id: str) -> dict:
     if not path.is_file():
         return {"identified": {}, "duplicates": {}, "citations": {}}
     data = yamlio.load_file(path)
+    rel = f"{IDENTIFIED_DIR.as_posix()}/{round_id}.yaml"
+    if not isinstance(data, dict):
+        raise InputError(
+            "the identified log must be a mapping",
+            path=rel,
+            hint="identified: {source: [ids]}, citations: {direction: {id: [seeds]}}",
+        )
+    for name in ("identified", "duplicates", "citations"):
+        if not isinstance(data.get(name) or {}, dict):
+            raise InputError(
+                f"'{name}' must be a mapping",
+                path=rel,
+                line=data.line_of(name),
+                hint="identified: {source: [ids]}, citations: {direction: {id: [seeds]}}",
+            )
+    citations = data.get("citations") or {}
+    for direction, hits in citations.items():
+        if direction not in DIRECTIONS or not isinstance(hits or {}, dict):
+            raise InputError(
+                f"citations.{direction} must be backward or forward, each a mapping of "
+                "identifier to seed entries",
+                path=rel,
+                line=citations.line_of(direction),
+            )
     return {
         "identified": dict(data.get("identified") or {}),
         "duplicates": dict(data.get("duplicates") or {}),
-        "citations": {d: dict(v) for d, v in (data.get("citations") or {}).items()},
+        "citations": {d: dict(v or {}) for d, v in citations.items()},
     }
 
 
@@ -38,7 +63,7 @@ def record_identified(
 def record_citations(project, round_id: str, direction: str, found: dict[str, list[str]]) -> None:
     """Merge citation-searching hits ({identifier: [seed entry keys]}) into the round's log."""
     if direction not in DIRECTIONS:
-        raise ValueError(f"direction must be one of {DIRECTIONS}, got {direction!r}")
+        raise UsageError(f"direction must be one of {', '.join(DIRECTIONS)}, got {direction!r}")
     data = read_identified(project, round_id)
     merged = dict(data["citations"].get(direction, {}))
     for identifier, seeds in found.items():
