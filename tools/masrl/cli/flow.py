@@ -31,13 +31,11 @@ def flow_command(root: str | None, fmt: str, estimate: bool, output: Path | None
     """Records identified (by database search per source, and by citation searching per direction),
     duplicates removed, screened, excluded per stage and reason, included and waiting, for each
     screening round and over all rounds."""
-    from masrl.derive.flow import chapman_estimate, compute_flow
+    from masrl.derive.flow import compute_flow, round_estimates
     from masrl.render.flow import estimate_markdown, flow_markdown, last_screened_line
 
     flow = compute_flow(load_or_exit(root))
-    estimates = [
-        chapman_estimate(f) for f in flow.rounds if f.identified_citation and f.identified_database
-    ]
+    estimates = round_estimates(flow) if estimate else []
     if fmt == "json":
 
         def plain(f):

@@ -27,8 +27,6 @@ from masrl.model.project import Corpus
 from masrl.model.records import Entry
 from masrl.screening.identified import read_identified
 
-DATABASE, CITATION = "database search", "citation searching"
-
 
 @dataclass(frozen=True)
 class RoundFlow:
@@ -117,24 +115,19 @@ def compute_flow(corpus: Corpus, rounds=None, queue=None) -> Flow:
         duplicates = sum(len(v) for v in log["duplicates"].values()) + len(
             by_database & by_citation
         )
-        # Records decided without passing through a logged search (the survey's, or added by hand).
+        logged = by_database | by_citation
+        methods = Counter()
         for record in (*entries, *exclusions):
-            if not record_identifiers(record) & (by_database | by_citation):
+            names = record_identifiers(record)
+            if not names & logged:
+                # decided without passing through a logged search (the survey's, or added by hand)
                 identified[
                     entry_source(record) if isinstance(record, Entry) else record.source
                 ] += 1
-        methods = Counter()
-        for e in entries:
-            ids = record_identifiers(e)
-            methods[
-                (
-                    "both"
-                    if ids & by_database and ids & by_citation
-                    else "citation"
-                    if ids & by_citation
-                    else "database"
-                )
-            ] += 1
+            if isinstance(record, Entry):
+                found_by_citation = bool(names & by_citation)
+                both = found_by_citation and bool(names & by_database)
+                methods["both" if both else "citation" if found_by_citation else "database"] += 1
         excluded = Counter((x.stage, x.reason_code) for x in exclusions)
         total = sum(identified.values()) + sum(citations.values())
         flows.append(
@@ -204,6 +197,13 @@ class RecallEstimate:
             self.found / self.high,
             self.found / max(self.low, self.found),
         )
+
+
+def round_estimates(flow: Flow) -> list[RecallEstimate]:
+    """The estimate of every round that used both identification methods."""
+    return [
+        chapman_estimate(f) for f in flow.rounds if f.identified_citation and f.identified_database
+    ]
 
 
 def chapman_estimate(flow: RoundFlow) -> RecallEstimate:

@@ -297,18 +297,17 @@ def only_round(ratings: Ratings, rounds: dict[str, str], round_id: str) -> Ratin
     return kept
 
 
-def project_agreement(
-    project, audits: list[Path] = (), round_id: str | None = None
-) -> list[FieldAgreement]:
-    """Agreement over the project's decisions, tag readings and the given audit CSVs, with rulings;
-    with ``round_id``, over the records of that round only."""
+def _project_ratings(project, audits: list[Path] = ()):
+    """Every rating of the project (decisions, tag readings, the given audit CSVs) and the rulings."""
     ratings = Ratings()
     read_decisions(project, ratings)
     rulings = read_tag_readings(project, ratings)
     for path in audits:
         read_audit_csv(Path(path), ratings, project.relative(Path(path)))
-    if round_id is not None:
-        ratings = only_round(ratings, record_rounds(project), round_id)
+    return ratings, rulings
+
+
+def _settled_agreement(project, ratings: Ratings, rulings) -> list[FieldAgreement]:
     results = agreement(ratings)
     disputed = {(d.unit, d.field) for r in results for d in r.disagreements}
     corpus = (
@@ -317,3 +316,26 @@ def project_agreement(
         else {}
     )
     return settle(results, rulings, corpus)
+
+
+def agreement_by_round(
+    project, round_ids: list[str], audits: list[Path] = ()
+) -> dict[str, list[FieldAgreement]]:
+    """Agreement over the records of each round, the project's files read once for all of them
+    (a round with no records, or none of that name, gets no results)."""
+    ratings, rulings = _project_ratings(project, audits)
+    rounds = record_rounds(project)
+    return {
+        round_id: _settled_agreement(project, only_round(ratings, rounds, round_id), rulings)
+        for round_id in round_ids
+    }
+
+
+def project_agreement(
+    project, audits: list[Path] = (), round_id: str | None = None
+) -> list[FieldAgreement]:
+    """Agreement over the project's decisions, tag readings and the given audit CSVs, with rulings;
+    with ``round_id``, over the records of that round only."""
+    if round_id is not None:
+        return agreement_by_round(project, [round_id], audits)[round_id]
+    return _settled_agreement(project, *_project_ratings(project, audits))

@@ -11,6 +11,7 @@ from masrl.model import yamlio
 
 IDENTIFIED_DIR = Path("screening") / "identified"
 DIRECTIONS = ("backward", "forward")
+LAYOUT = "identified: {source: [ids]}, citations: {direction: {id: [seeds]}}"
 
 
 def read_identified(project, round_id: str) -> dict:
@@ -20,18 +21,11 @@ def read_identified(project, round_id: str) -> dict:
     data = yamlio.load_file(path)
     rel = f"{IDENTIFIED_DIR.as_posix()}/{round_id}.yaml"
     if not isinstance(data, dict):
-        raise InputError(
-            "the identified log must be a mapping",
-            path=rel,
-            hint="identified: {source: [ids]}, citations: {direction: {id: [seeds]}}",
-        )
+        raise InputError("the identified log must be a mapping", path=rel, hint=LAYOUT)
     for name in ("identified", "duplicates", "citations"):
         if not isinstance(data.get(name) or {}, dict):
             raise InputError(
-                f"'{name}' must be a mapping",
-                path=rel,
-                line=data.line_of(name),
-                hint="identified: {source: [ids]}, citations: {direction: {id: [seeds]}}",
+                f"'{name}' must be a mapping", path=rel, line=data.line_of(name), hint=LAYOUT
             )
     citations = data.get("citations") or {}
     for direction, hits in citations.items():

@@ -52,7 +52,7 @@ def _search_lines(ctx: SiteContext, screening_round) -> list[str]:
 
 
 def whats_new_markdown(ctx: SiteContext) -> str:
-    from masrl.derive.flow import chapman_estimate, compute_flow
+    from masrl.derive.flow import compute_flow, round_estimates
     from masrl.render.feed import FEED_FILE
     from masrl.render.flow import FLOW_FIGURE, estimate_markdown, flow_markdown, last_screened_line
 
@@ -100,9 +100,7 @@ def whats_new_markdown(ctx: SiteContext) -> str:
         "",
         flow_markdown(flow),
     ]
-    estimates = [
-        chapman_estimate(f) for f in flow.rounds if f.identified_citation and f.identified_database
-    ]
+    estimates = round_estimates(flow)
     parts += ["", "## How complete is each round?", "", estimate_markdown(estimates)]
     return "\n".join(parts).rstrip() + "\n"
 
@@ -111,7 +109,7 @@ def reliability_markdown(ctx: SiteContext) -> str:
     from pathlib import Path
 
     from masrl.render.agreement import render_markdown
-    from masrl.screening.agreement import project_agreement
+    from masrl.screening.agreement import agreement_by_round, project_agreement
 
     project = ctx.corpus.project
     audits = (
@@ -133,8 +131,9 @@ def reliability_markdown(ctx: SiteContext) -> str:
         "",
     ]
     rounds = [r.id for r in read_rounds(project)[0]]
+    by_round = agreement_by_round(project, rounds)
     for round_id in reversed(rounds):
-        results = project_agreement(project, round_id=round_id)
+        results = by_round[round_id]
         if results and any(r.units for r in results):
             parts += [
                 f"## Round {md_text(round_id)}",
