@@ -92,8 +92,10 @@ def test_workflows_pin_actions_by_commit_and_use_no_secrets(path):
 def test_pull_request_workflow_runs_every_check_read_only():
     workflow = load(GITHUB / "workflows" / "pr.yml")
     assert workflow["on"] == {"pull_request": None}
-    (job,) = workflow["jobs"].values()
-    assert "permissions" not in job  # inherits contents: read
+    job, toy_axis = workflow["jobs"]["checks"], workflow["jobs"]["toy-axis"]
+    assert set(workflow["jobs"]) == {"checks", "toy-axis"}
+    assert "permissions" not in job and "permissions" not in toy_axis  # inherit contents: read
+    assert any("scripts/toy_axis_suite.sh" in s.get("run", "") for s in toy_axis["steps"])
     setup = next(s for s in job["steps"] if s.get("uses", "").startswith("actions/setup-python@"))
     assert setup["with"]["python-version"] == "${{ matrix.python }}"
     # the oldest supported Python and a newer one, both through the whole job
