@@ -81,6 +81,14 @@ from masrl.imports.openalex import API_URL_ENV, DEFAULT_API_URL, MAILTO_ENV
     help="Longest Retry-After (seconds) masrl waits for before giving up.",
 )
 @click.option(
+    "--delay",
+    envvar="MASRL_OPENALEX_DELAY",
+    type=click.FloatRange(min=0),
+    default=0.1,
+    show_default=True,
+    help="Seconds between requests (OpenAlex allows about ten a second).",
+)
+@click.option(
     "--refresh",
     is_flag=True,
     help="Ask OpenAlex again instead of reading answers cached under $MASRL_CACHE_DIR/openalex.",
@@ -98,6 +106,7 @@ def snowball_command(
     timeout,
     retries,
     max_wait,
+    delay,
     refresh,
     root,
 ) -> None:
@@ -118,6 +127,7 @@ def snowball_command(
         timeout=timeout,
         retries=retries,
         max_wait=max_wait,
+        delay=delay,
         cache_dir=default_cache_dir(),
         max_age=0.0 if refresh else OpenAlexSettings.max_age,
     )
