@@ -144,6 +144,9 @@ def test_discover_workflow_runs_weekly_and_on_demand_through_the_tested_script()
     assert runs_of(workflow)[-1] == "bash scripts/discover_pr.sh"
     step = job["steps"][-1]
     assert step["env"]["GH_TOKEN"] == "${{ github.token }}"
+    # the script also chases new work citing the corpus, into the same pull request
+    script = (REPO_ROOT / "scripts" / "discover_pr.sh").read_text(encoding="utf-8")
+    assert "masrl snowball --direction forward" in script
 
 
 def test_every_workflow_installs_from_the_lock():

@@ -73,6 +73,11 @@ LAZY_COMMANDS: dict[str, tuple[str, str, str]] = {
         "discover_command",
         "Search arXiv with the query families; queue new candidates.",
     ),
+    "snowball": (
+        "masrl.cli.snowball",
+        "snowball_command",
+        "Chase citations of corpus entries through OpenAlex; queue new candidates.",
+    ),
     "snapshot": (
         "masrl.cli.snapshot",
         "snapshot_group",
