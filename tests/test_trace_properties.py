@@ -164,7 +164,7 @@ def test_span_is_at_most_work_and_parallelism_at_least_one(trace):
     except MetricRangeError as error:
         # Only a wall clock so small that work over it overflows a float (5e-324 s, say) may
         # stop the metrics, and as this error, which the commands report as a problem.
-        assert (error.metric, error.path) == ("observed_speedup", "costs.wall_clock_s")
+        assert (error.metric, error.pointer) == ("observed_speedup", "costs.wall_clock_s")
         assert trace["costs"]["wall_clock_s"] < 1e-290, trace["costs"]
         return
     assert 0 <= row["span"] <= row["work"]
