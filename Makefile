@@ -11,7 +11,7 @@ SETUP  := $(VENV)/.masrl-setup-done
 # the browser, and the rest is short; more workers would only collect it again)
 WORKERS ?= $(shell n=$$(nproc 2>/dev/null || echo 2); [ $$n -gt 4 ] && n=4; echo $$n)
 
-.PHONY: build test test-deep test-extras check lock audit bench coverage setup clean
+.PHONY: build test test-deep test-extras test-toy-axis check lock audit bench coverage setup clean
 
 # Each pytest worker compiles masrl and rewrites the asserts of every test
 # module, and tests start masrl and mkdocs in subprocesses: let them keep the compiled bytecode (in
@@ -65,6 +65,9 @@ test-deep: $(SETUP) ## the suite with ten times the property-test and fuzzing ex
 test-extras: $(SETUP) ## the tests of optional extras (installs ray from the lock first, removes it after)
 	bash scripts/sync.sh dev ray
 	$(BIN)/python -m pytest -m extra; status=$$?; bash scripts/sync.sh dev; exit $$status
+
+test-toy-axis: $(SETUP) ## a required toy axis (one taxonomy file plus its tags) through build, site and the suite
+	WORKERS=$(WORKERS) bash scripts/toy_axis_suite.sh
 
 coverage: $(SETUP) ## the suite with a line-coverage report of tools/masrl
 	$(BIN)/python -m pytest -n $(WORKERS) --dist loadgroup --cov=masrl --cov-report=term:skip-covered

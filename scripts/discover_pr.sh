@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Weekly discovery (run by .github/workflows/discover.yml, or by hand): search arXiv with every
-# query family for the past WEEKS weeks, check the existing entries' arXiv metadata, and open or
+# query family for the past WEEKS weeks, chase the works citing corpus entries published in those
+# weeks (OpenAlex), check the existing entries' arXiv metadata, and open or
 # update ONE pull request holding the new screening-queue entries, so maintainers screen in review,
 # and the new arXiv versions, journal references and DOIs of existing entries, so they are merged
 # (or not) in review too.
@@ -12,7 +13,8 @@
 #   DRY_RUN=1   commit on BRANCH locally but push nothing and call no GitHub API; print the body
 #   GH_TOKEN    token for `gh` and the push (the workflow passes github.token)
 #   REMOTE_URL  where BRANCH is fetched from and pushed to (default: the GitHub repository)
-# arXiv settings come from masrl's own variables (MASRL_ARXIV_API_URL, MASRL_ARXIV_DELAY, ...).
+# arXiv settings come from masrl's own variables (MASRL_ARXIV_API_URL, MASRL_ARXIV_DELAY, ...), and
+# OpenAlex's likewise (MASRL_OPENALEX_URL, MASRL_OPENALEX_MAILTO, MASRL_OPENALEX_DELAY).
 set -euo pipefail
 
 weeks=${WEEKS:-2}
@@ -40,27 +42,40 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
 masrl discover --since "$since_day" --until "$until_day" | tee "$work/discover.txt"
+# Forward citation searching: new work citing the corpus is the best signal a living review has.
+# Its candidates join the same round and pull request. A failed run writes nothing, so OpenAlex
+# being down costs this week's citation candidates, not the pull request.
+masrl snowball --direction forward --since "$since_day" --until "$until_day" > "$work/snowball.txt" 2>&1 \
+  || echo "snowball could not finish; see its output above (the next run tries again)" >> "$work/snowball.txt"
 # New arXiv versions, journal references and DOIs of existing entries are written into the entries
 # (only where the entry has none, or an older version), so the pull request proposes them as a diff;
 # a mismatch or a differing value is reported in the body, not fatal.
 masrl verify-metadata --report-only --apply > "$work/verify.txt" 2>&1 || echo "verify-metadata could not finish; see its output below" >> "$work/verify.txt"
 
 git add -A screening/ corpus/
+if [[ -d citations ]]; then
+  git add -A citations/
+fi
 if git diff --cached --quiet; then
   echo "discover_pr: nothing new since the last run; no pull request needed"
   exit 0
 fi
 
 {
-  echo "Weekly discovery for $since_day to $until_day: new candidates in \`screening/queue/\`, and what arXiv learnt about existing entries."
+  echo "Weekly discovery for $since_day to $until_day: new candidates in \`screening/queue/\` (arXiv search, and new work citing the corpus), and what arXiv learnt about existing entries."
   echo
   echo "Screen them with \`masrl screen\` (ordered by predicted relevance), then commit the decisions to this branch."
   echo
   echo "### New in the queue"
   echo
   git diff --cached --name-only --diff-filter=A -- screening/queue/ | while read -r file; do
-    title=$(python -c 'import sys, yaml; print(yaml.safe_load(open(sys.argv[1], encoding="utf-8"))["title"])' "$file")
-    echo "- \`$(basename "$file" .yaml)\`: $title"
+    line=$(python -c '
+import sys, yaml
+data = yaml.safe_load(open(sys.argv[1], encoding="utf-8"))
+seeds, direction = ", ".join(data.get("via") or []), data.get("direction")
+print(data["title"] + (f" (citation searching, {direction} from {seeds})" if seeds else ""))
+' "$file")
+    echo "- \`$(basename "$file" .yaml)\`: $line"
   done
   if masrl screen --help >/dev/null 2>&1; then
     echo
@@ -75,6 +90,12 @@ fi
   echo
   echo '```'
   cat "$work/discover.txt"
+  echo '```'
+  echo
+  echo "### masrl snowball (forward citation searching)"
+  echo
+  echo '```'
+  tail -n 40 "$work/snowball.txt"
   echo '```'
   echo
   echo "### Metadata updates from arXiv"

@@ -451,7 +451,7 @@ def test_cli_failure_is_one_line_on_stderr_and_writes_nothing(mini_project, fake
     before = snapshot(mini_project)
     result = invoke(["add", "2510.99902", "--root", str(mini_project.root), "--retries", "0"], fake)
     assert result.exit_code == 1
-    assert result.stderr.startswith("masrl add: arXiv sent malformed XML")
+    assert result.stderr.startswith("error: arXiv sent malformed XML")
     assert result.stderr.rstrip().endswith("nothing was written")
     assert len(result.stderr.strip().splitlines()) == 1
     assert snapshot(mini_project) == before

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import datetime as dt
 import os
 import shutil
 import subprocess
@@ -12,7 +13,10 @@ import pytest
 from conftest import REPO_ROOT
 
 sys.path.insert(0, str(Path(__file__).resolve().parent / "fixtures" / "arxiv"))
+sys.path.insert(0, str(Path(__file__).resolve().parent / "fixtures" / "openalex"))
+from fake_openalex import FakeOpenAlex
 from fake_search import FakeSearch
+from pytest_httpserver import HTTPServer
 
 SCRIPT = REPO_ROOT / "scripts" / "discover_pr.sh"
 BIN = Path(sys.executable).parent
@@ -44,9 +48,41 @@ def checkout(repo_copy):
     return root
 
 
-def run_script(root, url, **env):
+@pytest.fixture
+def openalex():
+    """OpenAlex, knowing magrpo and one new work citing it, published this week."""
+    server = HTTPServer(threaded=True)
+    server.start()
+    fake = FakeOpenAlex(server).add_work(
+        {
+            "id": "https://openalex.org/W900",
+            "doi": "https://doi.org/10.48550/arxiv.2508.04652",
+            "display_name": "LLM Collaboration With Multi-Agent Reinforcement Learning",
+            "publication_date": "2025-08-06",
+            "referenced_works": [],
+        }
+    )
+    fake.add_work(
+        {
+            "id": "https://openalex.org/W901",
+            "doi": "https://doi.org/10.48550/arxiv.2611.00901",
+            "display_name": "Building on MAGRPO: Shared Rewards for Coding Teams",
+            "publication_date": (dt.date.today() - dt.timedelta(days=2)).isoformat(),
+            "authorships": [{"author": {"display_name": "Ada Lovelace"}}],
+            "referenced_works": ["https://openalex.org/W900"],
+        }
+    )
+    yield fake
+    server.clear()
+    server.stop()
+
+
+def run_script(root, url, openalex_url="http://127.0.0.1:9", **env):
     environment = {
         **os.environ,
+        "MASRL_OPENALEX_URL": openalex_url,
+        "MASRL_OPENALEX_DELAY": "0",
+        "MASRL_CACHE_DIR": "off",
         "PATH": f"{BIN}{os.pathsep}{os.environ['PATH']}",
         "MASRL_ROOT": str(root),
         "MASRL_ARXIV_API_URL": url,
@@ -70,7 +106,7 @@ def run_script(root, url, **env):
 
 @pytest.mark.skipif(shutil.which("git") is None, reason="needs git")
 def test_the_weekly_script_commits_the_new_queue_and_writes_the_pull_request_body(
-    checkout, httpserver
+    checkout, httpserver, openalex
 ):
     fake = FakeSearch(httpserver, checkout / "taxonomy")
     # an entry that records an older arXiv version than arXiv now has: the pull request proposes v7
@@ -91,7 +127,7 @@ def test_the_weekly_script_commits_the_new_queue_and_writes_the_pull_request_bod
         "-am",
         "older version",
     )
-    first = run_script(checkout, fake.url, WEEKS="3")
+    first = run_script(checkout, fake.url, openalex.url, WEEKS="3")
     assert first.returncode == 0, first.stdout + first.stderr
     assert "discover_pr: dry run; would push masrl/discover" in first.stdout
     assert (
@@ -110,6 +146,14 @@ def test_the_weekly_script_commits_the_new_queue_and_writes_the_pull_request_bod
         and "- `corpus/magrpo.yaml`" in first.stdout
     )
     assert "corpus/magrpo.yaml:38: new arXiv version v7 of 2508.04652" in first.stdout
+    # forward snowballing put the new work citing magrpo in the same commit and body
+    assert "screening/queue/2611.00901.yaml" in files and "citations/graph.yaml" in files
+    assert (
+        "- `2611.00901`: Building on MAGRPO: Shared Rewards for Coding Teams "
+        "(citation searching, forward from magrpo)" in first.stdout
+    )
+    assert "### masrl snowball (forward citation searching)" in first.stdout
+    assert any("cites:W900" in asked for asked in openalex.asked)
     # verify-metadata asked arXiv for the corpus's ids in the same job
     assert any(family == "empty" for family, _ in fake.asked)
 
@@ -119,7 +163,7 @@ def test_the_weekly_script_commits_the_new_queue_and_writes_the_pull_request_bod
     git(checkout.parent, "init", "--quiet", "--bare", str(remote))
     git(checkout, "push", "--quiet", str(remote), "masrl/discover")
     git(checkout, "checkout", "--quiet", "main")
-    second = run_script(checkout, fake.url, REMOTE_URL=str(remote))
+    second = run_script(checkout, fake.url, openalex.url, REMOTE_URL=str(remote))
     assert second.returncode == 0, second.stdout + second.stderr
     assert "nothing new since the last run" in second.stdout
 

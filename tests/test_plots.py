@@ -10,12 +10,17 @@ from conftest import REPO_ROOT
 from masrl.check.validate import load_corpus
 from masrl.cli import main
 from masrl.derive.stats import crosstab
+from masrl.errors import UsageError
 from masrl.model.project import Project
+from masrl.model.taxonomy import load_taxonomy
 from masrl.render import figures as plots
 from masrl.render.cache import CACHE_ENV
-from masrl.render.figures import DRAWERS, FIGURES, render_figures, screening_flow_data
+from masrl.render.figures import drawers, figure_list, render_figures, screening_flow_data
 
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
+TAXONOMY = load_taxonomy(REPO_ROOT / "taxonomy")
+FIGURES = figure_list(TAXONOMY)
+DRAWERS = drawers(TAXONOMY)
 
 # One worker renders every figure once for the whole module (the fixture below), not one per worker.
 pytestmark = pytest.mark.xdist_group("figures")
@@ -119,9 +124,9 @@ def test_screening_flow_numbers(published_corpus):
 
 
 def test_unknown_figure_name_is_refused(mini_project):
-    with pytest.raises(ValueError, match="unknown figure"):
+    with pytest.raises(UsageError, match="unknown figure"):
         render_figures(load_corpus(mini_project), ["pie-chart"])
-    with pytest.raises(ValueError, match="unknown format"):
+    with pytest.raises(UsageError, match="unknown format"):
         render_figures(load_corpus(mini_project), ["axis-counts"], formats=("pdf",))
 
 

@@ -40,6 +40,11 @@ show:
   facet: 20
   column: 20
   chip: 20
+  figure: 10
+  crosstabs:
+    - {with: topology, order: 20,
+       figure: {name: heatmap-modality-topology, title: 'Modality × topology',
+         caption: 'Entries per modality and topology.'}}
   hue: 90
 values:
   - id: text
@@ -116,6 +121,29 @@ def test_the_built_site_table_has_a_toy_axis_column_and_filter(toy_project, tmp_
         ".masrl-chip--modality { --masrl-hue: 90; }"
         in (build.paths.output / "assets/css/axes.css").read_text()
     )
+    home = (build.paths.output / "index.html").read_text(encoding="utf-8")
+    assert 'href="browse/modality/"' in home  # its browse page is in the menu
+    statistics = (build.paths.output / "statistics" / "index.html").read_text(encoding="utf-8")
+    assert "heatmap-modality-topology.svg" in statistics
+
+
+def test_the_figures_follow_the_toy_axis_show_block(toy_project):
+    from masrl.render.figures import figure_list, overview_fields, render_figures
+
+    corpus = load_corpus(toy_project)
+    assert overview_fields(corpus.taxonomy)[-1] == "modality"
+    listed = {name: caption for name, _, caption in figure_list(corpus.taxonomy)}
+    assert "of ten tagged axes" in listed["axis-counts"]
+    assert listed["heatmap-modality-topology"] == "Entries per modality and topology."
+    svg = render_figures(corpus, ["heatmap-modality-topology"], formats=("svg",))
+    assert b"Latent" in svg["figures/heatmap-modality-topology.svg"]
+
+
+def test_a_cross_tab_figure_needs_a_name_title_and_caption(mini_project):
+    bad = TOY_AXIS.replace("title: 'Modality × topology',", "")
+    (mini_project.root / "taxonomy" / "modalities.yaml").write_text(bad, encoding="utf-8")
+    with pytest.raises(TaxonomyError, match="must give exactly name, title and caption"):
+        load_taxonomy(mini_project.root / "taxonomy")
 
 
 def test_a_malformed_registry_entry_is_one_clear_error(mini_project):

@@ -13,7 +13,7 @@ from click.testing import CliRunner
 from masrl.cli import main
 from masrl.errors import InputError
 from masrl.traces.io import Limits, read_documents
-from masrl.traces.metrics import metrics_for_paths, trace_metrics
+from masrl.traces.metrics import MetricRangeError, metrics_for_paths, trace_metrics
 from masrl.traces.validate import validate_file, validate_paths, validate_trace
 from test_traces import small_trace, write
 
@@ -284,7 +284,7 @@ def test_metrics_never_print_infinity(tmp_path):
     path = write(tmp_path / "clock.json", json.dumps(tiny_clock))
     report = metrics_for_paths([path], jobs=1)
     assert report.invalid_traces == 1 and report.problems[0].code == "out_of_range"
-    with pytest.raises(ValueError, match="observed_speedup"):
+    with pytest.raises(MetricRangeError, match="observed_speedup"):
         trace_metrics(tiny_clock)
     rich = small_trace()
     rich["costs"]["tokens"] = 1.5e308

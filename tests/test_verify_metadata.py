@@ -406,7 +406,7 @@ def test_cli_reports_an_unreachable_arxiv(project, fake):
     result = invoke(project, fake)
     assert result.exit_code == 1
     assert result.stderr.strip() == (
-        "masrl verify-metadata: arXiv is limiting requests (HTTP 503); it asks to wait 3600 s, "
+        "error: arXiv is limiting requests (HTTP 503); it asks to wait 3600 s, "
         "longer than the 60 s masrl waits; try again later"
     )
 

@@ -92,8 +92,10 @@ def test_workflows_pin_actions_by_commit_and_use_no_secrets(path):
 def test_pull_request_workflow_runs_every_check_read_only():
     workflow = load(GITHUB / "workflows" / "pr.yml")
     assert workflow["on"] == {"pull_request": None}
-    (job,) = workflow["jobs"].values()
-    assert "permissions" not in job  # inherits contents: read
+    job, toy_axis = workflow["jobs"]["checks"], workflow["jobs"]["toy-axis"]
+    assert set(workflow["jobs"]) == {"checks", "toy-axis"}
+    assert "permissions" not in job and "permissions" not in toy_axis  # inherit contents: read
+    assert any("scripts/toy_axis_suite.sh" in s.get("run", "") for s in toy_axis["steps"])
     setup = next(s for s in job["steps"] if s.get("uses", "").startswith("actions/setup-python@"))
     assert setup["with"]["python-version"] == "${{ matrix.python }}"
     # the oldest supported Python and a newer one, both through the whole job
@@ -142,6 +144,9 @@ def test_discover_workflow_runs_weekly_and_on_demand_through_the_tested_script()
     assert runs_of(workflow)[-1] == "bash scripts/discover_pr.sh"
     step = job["steps"][-1]
     assert step["env"]["GH_TOKEN"] == "${{ github.token }}"
+    # the script also chases new work citing the corpus, into the same pull request
+    script = (REPO_ROOT / "scripts" / "discover_pr.sh").read_text(encoding="utf-8")
+    assert "masrl snowball --direction forward" in script
 
 
 def test_every_workflow_installs_from_the_lock():

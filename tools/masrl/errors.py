@@ -30,6 +30,10 @@ class MasrlError(Exception):
         self.line = line
         self.hint = hint
 
+    def nothing_written(self) -> MasrlError:
+        """The same error, saying that the command wrote nothing."""
+        return _suffixed(self, "; nothing was written")
+
     def __str__(self) -> str:
         where = ""
         if self.path:
@@ -67,3 +71,14 @@ class ProblemsError(InputError):
 
     def __str__(self) -> str:  # the problems name their own files and lines
         return self.message
+
+    def nothing_written(self) -> ProblemsError:
+        """The same problems, saying that the command wrote nothing (its plan was refused)."""
+        return ProblemsError(self.path, [*self.problems, "nothing was written"])
+
+
+def _suffixed(error: MasrlError, suffix: str) -> MasrlError:
+    """A plain MasrlError of the same exit code whose message ends with ``suffix``."""
+    copy = MasrlError(error.message + suffix, path=error.path, line=error.line, hint=error.hint)
+    copy.exit_code = error.exit_code
+    return copy

@@ -799,6 +799,11 @@ def validate_project(project: Project, allow_placeholders: bool = False) -> Repo
 
     for rp in round_problems(project, [(rel, record) for rel, record, _ in identity_items]):
         problems.append(Problem(rp.path, rp.line, rp.message, rp.hint, "error", "round"))
+    from masrl.model.citations import read_graph
+
+    _, graph_problems = read_graph(project, {path.stem for path in project.entry_paths()})
+    for gp in graph_problems:
+        problems.append(Problem(gp.path, gp.line, gp.message, gp.hint, "error", "citations"))
     from masrl.screening.tag_readings import (
         tag_problems,  # independent tag readings by several screeners
     )

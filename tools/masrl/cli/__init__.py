@@ -73,6 +73,11 @@ LAZY_COMMANDS: dict[str, tuple[str, str, str]] = {
         "discover_command",
         "Search arXiv with the query families; queue new candidates.",
     ),
+    "snowball": (
+        "masrl.cli.snowball",
+        "snowball_command",
+        "Chase citations of corpus entries through OpenAlex; queue new candidates.",
+    ),
     "snapshot": (
         "masrl.cli.snapshot",
         "snapshot_group",
@@ -86,18 +91,11 @@ LAZY_COMMANDS: dict[str, tuple[str, str, str]] = {
 }
 
 
-class LazyGroup(click.Group):
-    def list_commands(self, ctx):
-        return sorted({*super().list_commands(ctx), *LAZY_COMMANDS})
-
-    def get_command(self, ctx, name):
-        if name in LAZY_COMMANDS:
-            module_name, attribute, _ = LAZY_COMMANDS[name]
-            return getattr(importlib.import_module(module_name), attribute)
-        return super().get_command(ctx, name)
+class ErrorReportingGroup(click.Group):
+    """A command group that is masrl's one error handler: every MasrlError raised below it ends
+    as one message on stderr and the error's exit code, never a traceback."""
 
     def invoke(self, ctx):
-        # Every error a user can cause ends here as one message and an exit code, never a traceback.
         from masrl.check.validate import CorpusInvalid
         from masrl.errors import MasrlError
         from masrl.model.taxonomy import TaxonomyError
@@ -105,7 +103,7 @@ class LazyGroup(click.Group):
 
         try:
             return super().invoke(ctx)
-        except CorpusInvalid as exc:
+        except CorpusInvalid as exc:  # the whole validation report, as `masrl validate` prints it
             click.echo(terminal_safe(exc.report.render("text")), err=True)
             sys.exit(exc.exit_code)
         except TaxonomyError as exc:
@@ -114,6 +112,17 @@ class LazyGroup(click.Group):
         except MasrlError as exc:
             click.echo(terminal_safe(f"error: {exc}"), err=True)
             sys.exit(exc.exit_code)
+
+
+class LazyGroup(ErrorReportingGroup):
+    def list_commands(self, ctx):
+        return sorted({*super().list_commands(ctx), *LAZY_COMMANDS})
+
+    def get_command(self, ctx, name):
+        if name in LAZY_COMMANDS:
+            module_name, attribute, _ = LAZY_COMMANDS[name]
+            return getattr(importlib.import_module(module_name), attribute)
+        return super().get_command(ctx, name)
 
     def format_commands(self, ctx, formatter):
         # List help from the table, without importing every command module.
@@ -127,16 +136,11 @@ def project_from(root: str | None) -> Project:
 
 
 def load_or_exit(root: str | None, allow_placeholders: bool = False):
-    """The validated corpus, or the validation report on stderr and exit status 1."""
-    from masrl.check.validate import CorpusInvalid, load_corpus
+    """The validated corpus; an invalid one raises CorpusInvalid, which the group reports (the
+    validation report on stderr, exit status 1)."""
+    from masrl.check.validate import load_corpus
 
-    try:
-        return load_corpus(project_from(root), allow_placeholders=allow_placeholders)
-    except CorpusInvalid as exc:
-        from masrl.text import terminal_safe
-
-        click.echo(terminal_safe(exc.report.render("text")), err=True)
-        sys.exit(1)
+    return load_corpus(project_from(root), allow_placeholders=allow_placeholders)
 
 
 def emit(text: str, output: Path | None) -> None:

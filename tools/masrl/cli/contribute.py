@@ -85,11 +85,6 @@ def _settings(api_url, timeout, retries, backoff, max_wait, delay) -> ArxivSetti
         raise click.BadParameter(exc.message, param_hint="--api-url") from exc
 
 
-def _fail(command: str, message: str) -> None:
-    click.echo(f"masrl {command}: {message}", err=True)
-    sys.exit(1)
-
-
 # ---------------------------------------------------------------------------------------------
 # add
 
@@ -111,7 +106,7 @@ def add_command(reference, root, exclude, stage, reason, query_family, **arxiv):
 
     The facts are filled in; every tag is a TODO that `masrl validate` rejects until you fill it.
     """
-    from masrl.imports.add import AddRefused, ExclusionChoice, add_paper
+    from masrl.imports.add import ExclusionChoice, add_paper
     from masrl.model.records import PLACEHOLDER
 
     if exclude and not (stage and reason):
@@ -122,10 +117,8 @@ def add_command(reference, root, exclude, stage, reason, query_family, **arxiv):
     choice = ExclusionChoice(stage, reason, query_family or PLACEHOLDER) if exclude else None
     try:
         result = add_paper(project, reference, _settings(**arxiv), exclude=choice)
-    except AddRefused as exc:
-        _fail("add", exc.message)
     except ArxivLookupError as exc:
-        _fail("add", exc.message + "; nothing was written")
+        raise exc.nothing_written() from None
     click.echo(
         terminal_safe(_describe_added(project, result))
     )  # arXiv's text is not ours to print raw
@@ -228,8 +221,6 @@ def verify_metadata_command(root, max_age, refresh, cache_dir, report_only, appl
         report = verify_metadata(
             project, _settings(**arxiv), cache, refresh=refresh, progress_start=progress_start
         )
-    except ArxivLookupError as exc:
-        _fail("verify-metadata", exc.message)
     finally:
         for bar in bars:
             bar.close()

@@ -2,18 +2,12 @@
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
 import click
 
 from masrl.cli import emit, output_option, project_from, root_option
 from masrl.cli.snapshot import corpus_or_snapshot, snapshot_option
-
-
-def _fail(message: str) -> None:
-    click.echo(message, err=True)
-    sys.exit(1)
 
 
 @click.group("import")
@@ -34,7 +28,7 @@ def import_csv(csv_file: Path, root: str | None, force: bool, dry_run: bool) -> 
     try:
         plan = plan_import(csv_file, project, force=force)
     except CsvLayoutError as exc:
-        _fail("\n".join(exc.problems) + "\nnothing was written")
+        raise exc.nothing_written() from None
     _carry_out(plan, project, dry_run, plan.kind, "--force overwrites")
 
 
@@ -109,7 +103,7 @@ def import_bib(bib_file: Path, root: str | None, force: bool, dry_run: bool) -> 
     try:
         plan = plan_bib_import(bib_file, project, force=force)
     except BibtexError as exc:
-        _fail("\n".join(exc.problems) + "\nnothing was written")
+        raise exc.nothing_written() from None
     for bib_key, why in plan.skipped:
         click.echo(f"skipped {bib_key}: {why}")
     _carry_out(

@@ -8,7 +8,7 @@ import click
 
 from masrl.cli import load_or_exit, project_from, root_option
 from masrl.files import write_if_changed
-from masrl.render.figures import FIGURES, FORMATS
+from masrl.render.figures import FORMATS
 
 
 @click.command("plots")
@@ -17,8 +17,10 @@ from masrl.render.figures import FIGURES, FORMATS
     "--only",
     "names",
     multiple=True,
-    type=click.Choice([name for name, _, _ in FIGURES]),
-    help="Render only this figure (repeatable; default: all).",
+    metavar="NAME",
+    help="Render only this figure (repeatable; default: all). The names are those of the"
+    " figures/ files: axis-counts, the heatmaps the taxonomy declares, sub-decision-coverage,"
+    " entries-per-year, screening-flow.",
 )
 @click.option(
     "--format",

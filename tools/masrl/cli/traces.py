@@ -9,11 +9,10 @@ from pathlib import Path
 
 import click
 
-from ..errors import MasrlError
 from ..traces.importers import FORMATS
 from ..traces.io import DEFAULT_MAX_TRACE_BYTES, DEFAULT_MAX_TRACE_EVENTS, Limits, format_size
 from ..traces.problems import DEFAULT_MAX_PROBLEMS
-from . import CONTEXT_SETTINGS
+from . import CONTEXT_SETTINGS, ErrorReportingGroup
 
 paths_argument = click.argument("paths", nargs=-1, required=True, type=click.Path(path_type=Path))
 jobs_option = click.option(
@@ -69,26 +68,7 @@ def limit_options(command):
     )(wrapper)
 
 
-class _OneLineError(click.ClickException):
-    def __init__(self, error: MasrlError):
-        super().__init__(str(error))
-        self.exit_code = error.exit_code
-
-
-def one_line_errors(command):
-    """A library error becomes one line on stderr and its exit code, never a traceback."""
-
-    @functools.wraps(command)
-    def wrapper(*args, **kwargs):
-        try:
-            return command(*args, **kwargs)
-        except MasrlError as error:
-            raise _OneLineError(error) from None
-
-    return wrapper
-
-
-@click.group(context_settings=CONTEXT_SETTINGS)
+@click.group(cls=ErrorReportingGroup, context_settings=CONTEXT_SETTINGS)
 def trace() -> None:
     """Validate orchestration traces, compute their metrics, import them from agent stacks,
     export them to trace viewers, and collect and query trace sets.
@@ -190,7 +170,6 @@ def metrics(paths, fmt, summary_only, jobs, progress, limits) -> None:
     help="Draw at most this many (earliest) events.",
 )
 @limit_options
-@one_line_errors
 def figure(file, output, line, max_events, limits) -> None:
     """Draw a trace's event graph: agents as lanes, time left to right, edges by type."""
     from ..traces.figure import DEFAULT_MAX_EVENTS, figure_of_file
@@ -237,7 +216,6 @@ def schema(fmt) -> None:
     help="Where to write: .jsonl (one trace a line) or .json (one trace) [default: stdout].",
 )
 @limit_options
-@one_line_errors
 def import_command(file, source_format, output, limits) -> None:
     """Turn a trace written by an agent stack into masrl traces; a summary goes to stderr.
 
@@ -293,7 +271,6 @@ def import_command(file, source_format, output, limits) -> None:
     help="For .jsonl: only the trace on this line [default: every trace, one process each].",
 )
 @limit_options
-@one_line_errors
 def export_command(file, target, output, line, limits) -> None:
     """Write a trace for a trace viewer: agents as tracks, spawns and hand-offs as arrows.
 
@@ -321,7 +298,6 @@ def export_command(file, target, output, line, limits) -> None:
 @jobs_option
 @progress_option
 @limit_options
-@one_line_errors
 def collect_command(paths, output, jobs, progress, limits) -> None:
     """Collect traces into a Parquet trace set: traces (with metrics), events, edges, rewards.
 
@@ -352,7 +328,6 @@ def collect_command(paths, output, jobs, progress, limits) -> None:
     show_default=True,
 )
 @click.option("--list", "list_ready", is_flag=True, help="List the ready queries.")
-@one_line_errors
 def query_command(trace_set, query, fmt, list_ready) -> None:
     """Run SQL, or a ready query by name, over a trace set (DuckDB, sandboxed to the set).
 

@@ -7,6 +7,7 @@ from here, so a value added to a YAML file is known everywhere at once.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from functools import cached_property
 from importlib import resources
@@ -20,8 +21,10 @@ from masrl.model.taxonomy_shape import axis_problem, rules_problem
 
 # Files in a taxonomy directory that are not axes.
 NOT_AXES = frozenset({"rules.yaml"})
-# Where an axis can show; each key's number is the axis's place in that list.
-SHOW_PLACES = ("stats", "tags", "facet", "column", "chip")
+# Where an axis can show; each key's number is the axis's place in that list ("figure": a panel of
+# the axis-counts overview figure).
+SHOW_PLACES = ("stats", "tags", "facet", "column", "chip", "figure")
+HEATMAP_KEYS = ("name", "title", "caption")
 RECORD_KINDS = ("entry", "exclusion")
 
 
@@ -49,6 +52,17 @@ class FieldDecl:
     required: bool
     position: int
     description: str
+
+
+@dataclass(frozen=True)
+class Heatmap:
+    """A cross-tab drawn as a figure: figures/<name>.svg, with its title and caption."""
+
+    name: str
+    title: str
+    caption: str
+    row: str
+    column: str
 
 
 @dataclass(frozen=True)
@@ -180,6 +194,16 @@ class Taxonomy:
         ]
         return tuple((row, column) for _, row, column in sorted(pairs))
 
+    def heatmaps(self) -> tuple[Heatmap, ...]:
+        """The cross-tabs drawn as heatmap figures (a cross-tab with a ``figure:``), in their order."""
+        found = [
+            (c["order"], Heatmap(row=a.field_name, column=str(c["with"]), **c["figure"]))
+            for a in self.axes.values()
+            for c in a.show.get("crosstabs", [])
+            if c.get("figure")
+        ]
+        return tuple(heatmap for _, heatmap in sorted(found, key=lambda pair: pair[0]))
+
     def unused_value_fields(self) -> tuple[str, ...]:
         return tuple(a.field_name for a in self.axes.values() if a.show.get("unused_values"))
 
@@ -236,6 +260,7 @@ def _load_axis(path: Path) -> Axis:
             raise TaxonomyError(
                 f"{path}:{raw['show'].line_of(place)}: show.{place} must be a whole number (its place in that list)"
             )
+    _check_heatmaps(raw, path)
     orders = [v.order for v in values]
     if orders != list(range(1, len(values) + 1)):
         raise TaxonomyError(
@@ -262,6 +287,30 @@ def _load_axis(path: Path) -> Axis:
         derived.get("name"),
         show,
     )
+
+
+def _check_heatmaps(raw: Any, path: Path) -> None:
+    """A cross-tab's ``figure:`` names the heatmap file and gives its title and caption."""
+    show = raw.get("show") or {}
+    for item in show.get("crosstabs") or [] if isinstance(show, dict) else []:
+        figure = item.get("figure") if isinstance(item, dict) else None
+        if figure is None:
+            continue
+        line = figure.line_of("name") if hasattr(figure, "line_of") and "name" in figure else 1
+        if (
+            not isinstance(figure, dict)
+            or set(figure) != set(HEATMAP_KEYS)
+            or not all(isinstance(figure[k], str) and figure[k].strip() for k in HEATMAP_KEYS)
+        ):
+            raise TaxonomyError(
+                f"{path}:{line}: a cross-tab's figure must give exactly name, title and caption as text",
+                hint="e.g. figure: {name: heatmap-topology-credit-unit, title: ..., caption: ...}",
+            )
+        if not re.fullmatch(r"[a-z0-9]+(-[a-z0-9]+)*", figure["name"]):
+            raise TaxonomyError(
+                f"{path}:{line}: figure name '{figure['name']}' must be lower-case words joined by '-'",
+                hint="it becomes the file name figures/<name>.svg",
+            )
 
 
 def _field_decl(raw: Any, path: Path, line: int) -> FieldDecl | None:

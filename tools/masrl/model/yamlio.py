@@ -407,6 +407,19 @@ def dumps(data: Any, header: str | None = None, fast: bool = True) -> str:
     return (header + "\n" if header else "") + body
 
 
+def dumps_flow(data: Any) -> str:
+    """``data`` on one line in flow style ({a: 1, b: [x]}), quoted as dumps would quote it."""
+    text = yaml.dump(
+        data,
+        Dumper=_Dumper,
+        sort_keys=False,
+        allow_unicode=True,
+        default_flow_style=True,
+        width=float("inf"),
+    )
+    return text.removesuffix("\n...\n").removesuffix("\n")
+
+
 def _emit(data: Any, dumper) -> str:
     return yaml.dump(
         data,

@@ -1,6 +1,6 @@
 """Figures of the corpus statistics, as deterministic SVG and PNG files under figures/.
 
-Every figure in ``FIGURES`` is drawn from the same tables as STATS.md (``masrl.derive.stats``). Output is
+Every figure of ``figure_list`` (the axis overview and heatmaps the taxonomy's ``show:`` blocks\ndeclare, then the fixed figures) is drawn from the same tables as STATS.md (``masrl.derive.stats``). Output is
 byte-for-byte reproducible on one matplotlib version: a fixed SVG hash salt, no date or software
 metadata, fixed sizes and resolution, text drawn as paths in DejaVu Sans (bundled with
 matplotlib), and figures built with the object-oriented API (no pyplot state between figures).
@@ -26,7 +26,9 @@ from masrl.derive.stats import (
     exclusion_crosstab,
     field_labels,
 )
+from masrl.errors import UsageError
 from masrl.model.project import Corpus
+from masrl.model.taxonomy import Taxonomy
 from masrl.render.cache import RenderCache, code_fingerprint
 
 # matplotlib (and numpy) take seconds to import and only drawing needs them: a figure read back
@@ -89,60 +91,9 @@ STYLE = {
     "path.simplify": True,
 }
 
-# Axes drawn in the "axis-counts" overview, in panel order.
-OVERVIEW_FIELDS = (
-    "category",
-    "is_rl",
-    "reward_families",
-    "reward_types",
-    "credit_units",
-    "topology",
-    "sub_decisions",
-    "scenario",
-    "evaluation_measures",
-)
-
-# (name, row field, column field) of each heatmap.
-HEATMAPS = (
-    ("heatmap-reward-type-credit-unit", "reward_types", "credit_units"),
-    ("heatmap-reward-family-credit-unit", "reward_families", "credit_units"),
-    ("heatmap-topology-credit-unit", "topology", "credit_units"),
-    ("heatmap-sub-decision-topology", "sub_decisions", "topology"),
-)
-
-# (name, title, caption): the files figures/<name>.svg and figures/<name>.png the site relies on.
-FIGURES: list[tuple[str, str, str]] = [
-    (
-        "axis-counts",
-        "Entries per value of each axis",
-        "Number of retained entries holding each value of nine tagged axes, in taxonomy order; grey bars "
-        "count entries for which the axis is not applicable, and a black tick marks the count on the "
-        "published snapshot. Multi-valued axes count an entry once per value.",
-    ),
-    (
-        "heatmap-reward-type-credit-unit",
-        "Reward type × credit-bearing unit",
-        "Entries holding each pair of reward type and credit unit. Hatched cells with a dot are empty; "
-        "outlined cells are sparse (1 or 2 entries).",
-    ),
-    (
-        "heatmap-reward-family-credit-unit",
-        "Reward family × credit-bearing unit",
-        "Entries per reward family (R1-R8) and credit unit. Hatched cells with a dot are empty; outlined "
-        "cells are sparse (1 or 2 entries).",
-    ),
-    (
-        "heatmap-topology-credit-unit",
-        "Topology × credit-bearing unit",
-        "Entries per team topology and credit unit. Hatched cells with a dot are empty; outlined cells are "
-        "sparse (1 or 2 entries).",
-    ),
-    (
-        "heatmap-sub-decision-topology",
-        "Orchestration sub-decision × topology",
-        "Entries per orchestration sub-decision (O1-O5) and topology. Hatched cells with a dot are empty; "
-        "outlined cells are sparse (1 or 2 entries).",
-    ),
+# The figures that do not come from the taxonomy's ``show:`` blocks: (name, title, caption), drawn
+# after the axis overview and the heatmaps.
+FIXED_FIGURES: tuple[tuple[str, str, str], ...] = (
     (
         "sub-decision-coverage",
         "Orchestration sub-decisions by RL training",
@@ -160,7 +111,37 @@ FIGURES: list[tuple[str, str, str]] = [
         "PRISMA-style flow of the audit: records audited, records excluded at each screening stage with "
         "their reasons, and the retained entries by category.",
     ),
-]
+)
+AXIS_COUNTS = "axis-counts"
+NUMBER_WORDS = (
+    "no", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven",
+    "twelve",
+)  # fmt: skip
+
+
+def overview_fields(taxonomy: Taxonomy) -> tuple[str, ...]:
+    """The axes drawn as panels of the axis-counts figure: each axis's ``show: figure``, in order."""
+    return taxonomy.shown("figure")
+
+
+def figure_list(taxonomy: Taxonomy) -> list[tuple[str, str, str]]:
+    """(name, title, caption) of every figure, in the order pages show them: the axis overview,
+    the heatmaps the taxonomy declares, then the fixed figures."""
+    count = len(overview_fields(taxonomy))
+    axes = NUMBER_WORDS[count] if count < len(NUMBER_WORDS) else str(count)
+    overview = (
+        AXIS_COUNTS,
+        "Entries per value of each axis",
+        f"Number of retained entries holding each value of {axes} tagged axes, in taxonomy order; grey bars "
+        "count entries for which the axis is not applicable, and a black tick marks the count on the "
+        "published snapshot. Multi-valued axes count an entry once per value.",
+    )
+    heatmaps = [(h.name, h.title, h.caption) for h in taxonomy.heatmaps()]
+    return [overview, *heatmaps, *FIXED_FIGURES]
+
+
+def figure_names(taxonomy: Taxonomy) -> list[str]:
+    return [name for name, _, _ in figure_list(taxonomy)]
 
 
 @contextmanager
@@ -186,15 +167,20 @@ def figure_bytes(figure: Figure, fmt: str) -> bytes:
 def render_figures(
     corpus: Corpus, names: list[str] | None = None, formats=FORMATS, corpus_json: str | None = None
 ) -> dict[str, bytes]:
-    """{"figures/<name>.<format>": bytes} for the named figures (default: all of FIGURES).
+    """{"figures/<name>.<format>": bytes} for the named figures (default: all of figure_list).
     corpus_json: export_json(corpus) when the caller already has it (the site publishes it)."""
-    wanted = names or [name for name, _, _ in FIGURES]
-    unknown = sorted(set(wanted) - set(DRAWERS))
+    known = drawers(corpus.taxonomy)
+    wanted = names or list(known)
+    unknown = sorted(set(wanted) - set(known))
     if unknown:
-        raise ValueError(f"unknown figure(s): {', '.join(unknown)}; known: {', '.join(DRAWERS)}")
+        raise UsageError(
+            f"unknown figure(s): {', '.join(unknown)}",
+            hint=f"known: {', '.join(known)}",
+        )
     if not formats or not set(formats) <= set(FORMATS):
-        raise ValueError(
-            f"unknown format(s) in {', '.join(formats) or 'none'}; known: {', '.join(FORMATS)}"
+        raise UsageError(
+            f"unknown format(s) in {', '.join(formats) or 'none'}",
+            hint=f"known: {', '.join(FORMATS)}",
         )
     cache = figure_cache(corpus, corpus_json)
     files = {
@@ -214,7 +200,7 @@ def render_figures(
     if missing:  # only drawing needs matplotlib (and its style)
         with _style():
             for name in missing:
-                figure = DRAWERS[name](corpus)
+                figure = known[name](corpus)
                 for fmt in saved:
                     path = f"{FIGURE_DIR}/{name}.{fmt}"
                     content = figure_bytes(figure, fmt)
@@ -275,15 +261,26 @@ def _panel_title(corpus: Corpus, field_name: str) -> str:
 
 
 def draw_axis_counts(corpus: Corpus) -> Figure:
-    figure = _new_figure(11.0, 10.0)
-    panels = figure.subplots(3, 3)
-    tables = {name: axis_counts(corpus, name) for name in OVERVIEW_FIELDS}
+    fields = overview_fields(corpus.taxonomy)
+    rows = max(1, -(-len(fields) // 3))
+    figure = _new_figure(11.0, 10.0 * rows / 3)
+    panels = figure.subplots(rows, 3, squeeze=False)
+    for unused in panels.flat[len(fields) :]:
+        unused.set_visible(False)
+    tables = {name: axis_counts(corpus, name) for name in fields}
     frozen = published_snapshot(corpus.project)
+    # an axis newer than the published snapshot has no published counts to mark
     frozen_tables = (
-        {name: axis_counts(frozen, name) for name in OVERVIEW_FIELDS} if frozen is not None else {}
+        {
+            name: axis_counts(frozen, name)
+            for name in fields
+            if name in countable_fields(frozen.taxonomy)
+        }
+        if frozen is not None
+        else {}
     )
     most_rows = max(len(table) for table in tables.values())
-    for ax, field_name in zip(panels.flat, OVERVIEW_FIELDS, strict=True):
+    for ax, field_name in zip(panels.flat, fields, strict=False):
         table = tables[field_name]
         names = [value_name(corpus, field_name, v) for v in table.values]
         counts = np.array(table.counts)
@@ -698,10 +695,12 @@ def _wrap(text: str, width: int) -> str:
     return "\n".join([*lines, current])
 
 
-DRAWERS: dict[str, Callable[[Corpus], Figure]] = {
-    "axis-counts": draw_axis_counts,
-    **{name: _heatmap_drawer(row, column) for name, row, column in HEATMAPS},
-    "sub-decision-coverage": draw_sub_decision_coverage,
-    "entries-per-year": draw_entries_per_year,
-    "screening-flow": draw_screening_flow,
-}
+def drawers(taxonomy: Taxonomy) -> dict[str, Callable[[Corpus], Figure]]:
+    """Figure name -> the function that draws it, in figure_list order."""
+    return {
+        AXIS_COUNTS: draw_axis_counts,
+        **{h.name: _heatmap_drawer(h.row, h.column) for h in taxonomy.heatmaps()},
+        "sub-decision-coverage": draw_sub_decision_coverage,
+        "entries-per-year": draw_entries_per_year,
+        "screening-flow": draw_screening_flow,
+    }

@@ -12,7 +12,7 @@ from masrl.derive.gaps import find_gaps
 from masrl.derive.stats import compute_stats
 from masrl.model.project import Corpus
 from masrl.render.claims import render_markdown
-from masrl.render.figures import FIGURE_DIR, FIGURES
+from masrl.render.figures import FIGURE_DIR, figure_list
 from masrl.render.gaps import gaps_markdown
 from masrl.render.stats import stats_markdown
 
@@ -62,7 +62,7 @@ def stats_snapshot(corpus: Corpus) -> str:
     ]
     parts += ["## Statistics", "", stats_markdown(stats, 3, frozen_stats, PUBLISHED_SNAPSHOT)]
     parts += ["## Figures", ""]
-    for name, title, caption in FIGURES:
+    for name, title, caption in figure_list(corpus.taxonomy):
         parts += [f"### {title}", "", f"![{title}]({FIGURE_DIR}/{name}.svg)", "", caption, ""]
     return "\n".join(parts).rstrip() + "\n"
 

@@ -115,7 +115,13 @@ def queue_record(paper: PaperMetadata, families: list[str], today: dt.date, roun
 
 
 def ensure_round(
-    project: Project, round_id: str, since: dt.date, until: dt.date, families: list[str]
+    project: Project,
+    round_id: str,
+    since: dt.date | None,
+    until: dt.date,
+    families: list[str],
+    sources: tuple[str, ...] = ("arxiv",),
+    opened_by: str = "masrl discover",
 ) -> bool:
     """Append the round to screening/rounds.yaml (as text, keeping the file's layout) unless it
     is already there; True when it was added."""
@@ -123,11 +129,12 @@ def ensure_round(
         return False
     path = project.root / ROUNDS_FILE
     text = path.read_text(encoding="utf-8") if path.is_file() else "rounds:\n"
+    start = f"'{since.isoformat()}'" if since else "null"
     block = (
         f"  - id: '{round_id}'\n    date: '{until.isoformat()}'\n"
-        f"    searched: {{from: '{since.isoformat()}', until: '{until.isoformat()}'}}\n"
-        f"    query_families: [{', '.join(families)}]\n    sources: [arxiv]\n"
-        f"    notes: Opened by masrl discover.\n"
+        f"    searched: {{from: {start}, until: '{until.isoformat()}'}}\n"
+        f"    query_families: [{', '.join(families)}]\n    sources: [{', '.join(sources)}]\n"
+        f"    notes: Opened by {opened_by}.\n"
     )
     write_atomic(path, text + ("" if text.endswith("\n") else "\n") + block)
     return True

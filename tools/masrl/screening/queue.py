@@ -2,7 +2,8 @@
 
 Layouts (shared with `masrl discover` and `masrl agreement`):
 - screening/queue/<id>.yaml: one candidate (id, title, authors, published, abstract, categories,
-  identifiers, url, families, discovered, round);
+  identifiers, url, families, discovered, round; a citation-searching find also method: citation,
+  direction: backward|forward|both and via: [seed entry keys]);
 - screening/decisions/<round>.yaml: ``decisions:`` a list of {record, screener, decision,
   reason_code, rationale, date};
 - screening/rounds.yaml: ``rounds:`` a list of {id, date, searched, query_families, sources, notes}.
@@ -68,6 +69,10 @@ class QueueRecord:
     discovered: str | None
     round: str
     path: Path | None = field(default=None, compare=False)
+    # How citation searching found it (None for database search): the direction and seed entries.
+    method: str | None = None
+    direction: str | None = None
+    via: tuple[str, ...] = ()
 
     @property
     def arxiv_id(self) -> str | None:
@@ -87,7 +92,13 @@ QUEUE_FIELDS: dict[str, tuple[bool, str]] = {
     "families": (False, "strings"),
     "discovered": (False, "date"),
     "round": (True, "text"),
+    "method": (False, "method"),
+    "direction": (False, "direction"),
+    "via": (False, "strings"),
 }
+CITATION_FIELDS = ("method", "direction", "via")  # written only for citation-searching finds
+METHODS = ("database", "citation")
+QUEUE_DIRECTIONS = ("backward", "forward", "both")
 
 
 def _check_value(kind: str, value) -> str | None:
@@ -103,6 +114,10 @@ def _check_value(kind: str, value) -> str | None:
     elif kind == "strings":
         if not isinstance(value, list) or not all(isinstance(v, str) and v.strip() for v in value):
             return "must be a list of non-empty strings, e.g. [cs.AI, cs.LG]"
+    elif kind in ("method", "direction"):
+        allowed = METHODS if kind == "method" else QUEUE_DIRECTIONS
+        if value not in allowed:
+            return f"must be one of {', '.join(allowed)}, not {value!r}"
     elif kind == "mapping" and (
         not isinstance(value, dict)
         or not all(v is None or isinstance(v, str) for v in value.values())
@@ -161,6 +176,9 @@ def queue_record_from_data(data: dict, path: Path | None = None) -> QueueRecord:
         discovered=data.get("discovered"),
         round=data["round"],
         path=path,
+        method=data.get("method"),
+        direction=data.get("direction"),
+        via=tuple(data.get("via") or ()),
     )
 
 
@@ -171,8 +189,10 @@ def record_data(record: QueueRecord) -> dict:
         "categories": list(record.categories),
         "families": list(record.families),
         "identifiers": dict(record.identifiers),
+        "via": list(record.via),
     }
-    return {name: values.get(name, getattr(record, name)) for name in QUEUE_FIELDS}
+    names = [n for n in QUEUE_FIELDS if record.method is not None or n not in CITATION_FIELDS]
+    return {name: values.get(name, getattr(record, name)) for name in names}
 
 
 def write_item(project: Project, data: dict) -> Path:

@@ -13,7 +13,7 @@ import io
 from pathlib import Path
 from typing import Any
 
-from ..errors import InputError
+from ..errors import InputError, UsageError
 from .io import Limits, read_traces
 from .validate import validate_trace
 from .view import TraceView
@@ -44,7 +44,7 @@ EVENT_MARKERS: dict[str, str] = {
 DEFAULT_MAX_EVENTS = 400  # beyond this a figure is unreadable; the earliest events are drawn
 
 
-class FigureError(ValueError):
+class FigureError(UsageError):
     """The trace cannot be drawn (it does not validate, or the output type is unknown)."""
 
 

@@ -33,6 +33,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeVar
 
+from ..errors import InputError
+
 TRACE_SUFFIXES = (".json", ".jsonl", ".json.gz", ".jsonl.gz")
 GZIP_MAGIC = b"\x1f\x8b"
 GZIP_ERRORS = (EOFError, gzip.BadGzipFile, zlib.error)
@@ -114,7 +116,7 @@ def gc_paused() -> Iterator[None]:
             gc.enable()
 
 
-class JsonSyntaxError(Exception):
+class JsonSyntaxError(InputError):
     """A document that cannot be read. ``code`` is parse, duplicate_key, too_deep or number."""
 
     def __init__(

@@ -31,6 +31,7 @@ from operator import lt, ne
 from pathlib import Path
 from typing import Any
 
+from ..errors import InputError
 from .check_graph import NON_DEPENDENCY_EDGE_TYPES
 from .graph import compressed_adjacency, topological_order
 from .io import Limits, find_trace_files, gc_paused, map_files, read_documents
@@ -81,7 +82,7 @@ TABLE_COLUMNS = (
 DIGITS = 6  # computed ratios are rounded, so output does not depend on float noise
 
 
-class InvalidTraceError(ValueError):
+class InvalidTraceError(InputError):
     """Metrics were asked of a trace that does not validate."""
 
     def __init__(self, report: TraceReport):
@@ -93,13 +94,13 @@ class InvalidTraceError(ValueError):
         )
 
 
-class MetricRangeError(ValueError):
+class MetricRangeError(InputError):
     """A metric of a valid trace falls outside what a 64-bit float holds (say, six seconds of
     work over a wall clock of 5e-324 s): reported as a problem, never printed as Infinity."""
 
-    def __init__(self, metric: str, path: str, why: str):
-        self.metric, self.path = metric, path
+    def __init__(self, metric: str, pointer: str, why: str):
         super().__init__(f"{metric}: {why} is out of range of a 64-bit float")
+        self.metric, self.pointer = metric, pointer  # pointer: the JSON path inside the trace
 
 
 # ---------------------------------------------------------------------------------------------
@@ -267,8 +268,8 @@ def trace_metrics(trace: dict) -> dict[str, Any]:
 def range_problem(error: MetricRangeError, file: str, line: int | None) -> TraceProblem:
     return TraceProblem(
         file,
-        error.path,
-        str(error),
+        error.pointer,
+        error.message,
         "check the units and magnitudes of the trace's times and costs",
         code="out_of_range",
         line=line,

@@ -27,7 +27,7 @@ from masrl.render.site.reports import figure_markdown
 
 MARKER = re.compile(r"^<!--[ \t]*masrl:([a-z0-9-]+)[ \t]*-->[ \t]*$", re.MULTILINE)
 
-# Figures shown on the home page, by name in plots.FIGURES.
+# Figures shown on the home page, by name in plots.figure_list.
 HOME_FIGURES = ("heatmap-reward-family-credit-unit", "entries-per-year")
 
 
@@ -113,7 +113,7 @@ def taxonomy_glance(ctx: SiteContext, page: str) -> str:
 
 
 def main_figures(ctx: SiteContext, page: str) -> str:
-    return "\n\n".join(figure_markdown(page, name) for name in HOME_FIGURES)
+    return "\n\n".join(figure_markdown(ctx.corpus.taxonomy, page, name) for name in HOME_FIGURES)
 
 
 def newest(ctx: SiteContext, page: str, count: int = 5) -> str:

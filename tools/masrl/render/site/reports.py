@@ -35,17 +35,18 @@ def report_pages(ctx: SiteContext) -> dict[str, str]:
 
 
 def figure_files(ctx: SiteContext) -> dict[str, bytes]:
-    """Every figure of plots.FIGURES for this corpus (SVG only: the site scales it), from the
+    """Every figure of plots.figure_list for this corpus (SVG only: the site scales it), from the
     render cache unless the corpus, the taxonomy or the drawing code changed."""
     return plots.render_figures(ctx.corpus, formats=("svg",), corpus_json=ctx.corpus_json)
 
 
-def figure_markdown(page: str, name: str) -> str:
-    for figure_name, title, caption in plots.FIGURES:
+def figure_markdown(taxonomy, page: str, name: str) -> str:
+    known = plots.figure_list(taxonomy)
+    for figure_name, title, caption in known:
         if figure_name == name:
             src = html_href(page, f"{FIGURE_DIR}/{name}.svg")
             return figure(src, md_text(title), md_text(caption))
-    raise KeyError(f"unknown figure {name!r}; plots.FIGURES has {[n for n, _, _ in plots.FIGURES]}")
+    raise KeyError(f"unknown figure {name!r}; the figures are {[n for n, _, _ in known]}")
 
 
 def table_filter_url(page: str, filters: dict[str, str]) -> str:
@@ -94,8 +95,8 @@ def statistics_markdown(ctx: SiteContext) -> str:
         "",
     ]
     parts += [
-        figure_markdown(page, name) + "\n"
-        for name, _, _ in plots.FIGURES
+        figure_markdown(ctx.corpus.taxonomy, page, name) + "\n"
+        for name, _, _ in plots.figure_list(ctx.corpus.taxonomy)
         if name != SCREENING_FIGURE
     ]
     parts += ["## Counts per axis", ""]
@@ -425,7 +426,7 @@ def screening_markdown(ctx: SiteContext) -> str:
             "(one file per record in `exclusions/`)."
         ),
         "",
-        figure_markdown(page, SCREENING_FIGURE),
+        figure_markdown(corpus.taxonomy, page, SCREENING_FIGURE),
         "",
         "## Excluded records by stage and reason",
         "",
