@@ -257,7 +257,7 @@ def test_every_problem_of_a_hand_edited_file_is_named_with_its_line(project):
         ":7: reward_types takes a list (e.g. [shared], or [] when none applies)",
         ":9: 'colour' is not a tag field (tag fields: category, is_rl, reward_types, ",
         ":10: 'nobody2020' is not a corpus entry (tags are read for corpus entries; use its key)",
-        ":14: alice reads 'alpha2025' twice (first on line 2) (keep one reading per screener and record; correct it in place)",
+        ":14: alice reads 'alpha2025' twice (first on line 2) (keep one reading per screener and record in a pass; correct it in place)",
         ":18: reading without 'screener' (add 'screener: ...')",
         ":20: category: ['benchmark'] is not one of rl_method, ",
         ":22: category: 'nonsense' is not one of rl_method, ",

@@ -34,7 +34,8 @@ def agreement_command(
 ) -> None:
     """Agreement between screeners per decision and per tag field (observed, Cohen's kappa,
     Krippendorff's alpha) from screening/decisions/, screening/tags/ and audit CSVs, with the
-    disagreements and their rulings."""
+    disagreements and their rulings. A field re-read in a later pass (screening/tags/, 'passes:')
+    is reported from its latest pass, beside the kappa before the re-read."""
     from masrl.render.agreement import render_json, render_markdown, render_text
     from masrl.screening.agreement import project_agreement
 

@@ -1,4 +1,7 @@
-"""Agreement reports as text, Markdown and JSON."""
+"""Agreement reports as text, Markdown and JSON.
+
+Every report names the pass each field's figures come from; a field re-read in a later pass also
+shows the figures of the pass it superseded, and the passes' reasons (``why``)."""
 
 from __future__ import annotations
 
@@ -6,6 +9,7 @@ import json
 from dataclasses import asdict
 
 from masrl.screening.agreement import Disagreement, FieldAgreement
+from masrl.screening.reading_passes import FIRST_PASS, ReadingPass
 
 
 def _num(value: float | None) -> str:
@@ -36,22 +40,98 @@ def _counts(results: list[FieldAgreement]) -> str:
     return text
 
 
+NOT_REREAD = "-"
+
+
+def _passes(numbers: tuple[int, ...]) -> str:
+    return ", ".join(map(str, numbers))
+
+
+def _before(r: FieldAgreement) -> str:
+    """The superseded kappa of a re-read field, with its pass; '' for a field read once."""
+    if r.earlier is None:
+        return NOT_REREAD
+    return f"{_num(r.earlier.kappa)} (pass {_passes(r.earlier.passes)})"
+
+
+def _unit(d: Disagreement, code: str = "") -> str:
+    """The record of a disagreement, and its pass when it is a later one."""
+    where = f"{code}{d.unit}{code}"
+    return where if d.pass_number == FIRST_PASS else f"{where} (pass {d.pass_number})"
+
+
 def agreement_rows(results: list[FieldAgreement]) -> list[list[str]]:
     return [
         [
             r.field,
+            _passes(r.passes),
             str(len(r.raters)),
             str(r.units),
             _num(r.observed),
             _num(r.kappa),
             _num(r.alpha),
+            _before(r),
             str(len(r.disagreements)),
         ]
         for r in results
     ]
 
 
-HEADER = ["Field", "Raters", "Units", "Observed", "Cohen's κ", "Krippendorff's α", "Disagreements"]
+HEADER = [
+    "Field",
+    "Pass",
+    "Raters",
+    "Units",
+    "Observed",
+    "Cohen's κ",
+    "Krippendorff's α",
+    "κ before re-read",
+    "Disagreements",
+]
+
+
+def rereading_passes(results: list[FieldAgreement]) -> list[ReadingPass]:
+    """The declared passes the results report, by round and number."""
+    found = {(p.round, p.number): p for r in results for p in r.rereads}
+    return [found[key] for key in sorted(found)]
+
+
+def _pass_line(p: ReadingPass, escape=str) -> str:
+    return (
+        f"Pass {p.number} of round {escape(p.round)} ({escape(p.date)}) re-read "
+        f"{escape(', '.join(p.fields))}: {escape(p.why)}"
+    )
+
+
+def _before_after_rows(results: list[FieldAgreement]) -> list[list[str]]:
+    rows = []
+    for r in results:
+        if r.earlier is not None:
+            e = r.earlier
+            rows.append(
+                [
+                    r.field,
+                    f"{_passes(e.passes)} (superseded)",
+                    str(e.units),
+                    _num(e.observed),
+                    _num(e.kappa),
+                    _num(e.alpha),
+                ]
+            )
+            rows.append(
+                [
+                    r.field,
+                    _passes(r.passes),
+                    str(r.units),
+                    _num(r.observed),
+                    _num(r.kappa),
+                    _num(r.alpha),
+                ]
+            )
+    return rows
+
+
+BEFORE_AFTER_HEADER = ["Field", "Pass", "Units", "Observed", "Cohen's κ", "Krippendorff's α"]
 
 
 def render_markdown(results: list[FieldAgreement], heading_level: int = 2) -> str:
@@ -61,7 +141,18 @@ def render_markdown(results: list[FieldAgreement], heading_level: int = 2) -> st
     if not results:
         return "No double-screened decisions or audits yet.\n"
     h = "#" * heading_level
-    parts = [markdown_table(HEADER, agreement_rows(results), "lrrrrrr"), ""]
+    parts = [markdown_table(HEADER, agreement_rows(results), "lrrrrrrrr"), ""]
+    passes = rereading_passes(results)
+    if passes:
+        parts += [f"{h} Re-read fields", ""]
+        parts += [f"- {_pass_line(p, md_text)}" for p in passes]
+        parts += [
+            "",
+            "Each re-read field's figures in the pass it superseded, then in the pass reported:",
+            "",
+            markdown_table(BEFORE_AFTER_HEADER, _before_after_rows(results), "lrrrrr"),
+            "",
+        ]
     disagreements = [d for r in results for d in r.disagreements]
     parts += [f"{h} Disagreements to adjudicate", ""]
     if not any(not d.settled for d in disagreements):
@@ -69,7 +160,7 @@ def render_markdown(results: list[FieldAgreement], heading_level: int = 2) -> st
     for d in disagreements:
         if not d.settled:
             parts.append(
-                f"- `{d.unit}` {d.field}: "
+                f"- {_unit(d, '`')} {d.field}: "
                 + "; ".join(f"{rater} `{value}`" for rater, value in d.values)
             )
     if any(d.settled for d in disagreements):
@@ -77,7 +168,7 @@ def render_markdown(results: list[FieldAgreement], heading_level: int = 2) -> st
         for d in disagreements:
             if d.settled:
                 parts.append(
-                    f"- `{d.unit}` {d.field}: "
+                    f"- {_unit(d, '`')} {d.field}: "
                     + "; ".join(f"{rater} `{value}`" for rater, value in d.values)
                     + _ruling_text(d, "`", md_text)
                 )
@@ -94,11 +185,17 @@ def render_text(results: list[FieldAgreement]) -> str:
         "  ".join(cell.ljust(w) for cell, w in zip(row, widths, strict=True)).rstrip()
         for row in [HEADER, *agreement_rows(results)]
     ]
+    lines += [f"re-read: {_pass_line(p)}" for p in rereading_passes(results)]
+    lines += [
+        f"before re-read {row[0]} (pass {row[1].removesuffix(' (superseded)')}): units {row[2]}, "
+        f"observed {row[3]}, κ {row[4]}, α {row[5]}"
+        for row in _before_after_rows(results)[::2]
+    ]
     for r in results:
         for d in r.disagreements:
             verb = "ruled" if d.settled else "disagree"
             lines.append(
-                f"{verb} {d.field} {d.unit}: "
+                f"{verb} {d.field} {_unit(d)}: "
                 + "; ".join(f"{rater}={value}" for rater, value in d.values)
                 + _ruling_text(d)
             )

@@ -10,9 +10,15 @@ second-annotator audits in the survey's spot-check CSV layout:
 ``strict_explicit_credit``, ``agreement_note`` and ``annotator_note``; multi-valued cells are
 joined with ';' and ``NA`` means not applicable (a value, not a missing rating).
 
-A disagreement is settled by an adjudication in a tag-readings file (record, field, value, by,
-date); the report then shows the ruling and, for a tag field of a corpus entry, whether the entry
-already holds the ruled value, so a ruling that never reached the corpus is not lost.
+A round's tags file may declare later passes, fields every reader read again under changed
+definitions (reading_passes.py). For each round and field the ratings of the latest pass that
+declares the field are reported; the figures of the pass they superseded come along
+(``FieldAgreement.earlier``), and its disagreements are no longer to adjudicate. A re-read decision
+is a ``decision`` tag of a later pass; the decisions file stays the first pass.
+
+A disagreement is settled by an adjudication in a tag-readings file (record, field, pass, value,
+by, date); the report then shows the ruling and, for a tag field of a corpus entry, whether the
+entry already holds the ruled value, so a ruling that never reached the corpus is not lost.
 """
 
 from __future__ import annotations
@@ -21,10 +27,16 @@ import csv
 import math
 import warnings
 from collections import defaultdict
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from masrl.errors import InputError
+from masrl.screening.reading_passes import (
+    FIRST_PASS,
+    ReadingPass,
+    latest_pass,
+    superseded_pass,
+)
 
 DECISIONS_DIR = Path("screening") / "decisions"
 AUDIT_FIELDS = ("category", "is_rl", "reward_type", "credit_granularity", "orchestration_form")
@@ -43,6 +55,21 @@ class Ratings:
 
     def add(self, field_name: str, unit: str, rater: str, value: str) -> None:
         self.by_field[field_name][unit][rater] = value
+
+
+AUDITS = ""  # the round of the audits' ratings: they belong to no round file and have one pass
+
+
+@dataclass
+class PassedRatings:
+    """Every rating kept apart by the round file and the pass it was read in, and the later passes
+    each round declares."""
+
+    sets: dict[tuple[str, int], Ratings] = field(default_factory=dict)
+    declared: dict[str, dict[int, ReadingPass]] = field(default_factory=dict)
+
+    def of(self, round_id: str, pass_number: int = FIRST_PASS) -> Ratings:
+        return self.sets.setdefault((round_id, pass_number), Ratings())
 
 
 def _cell(value: str) -> str | None:
@@ -105,14 +132,15 @@ def read_audit_csv(path: Path, ratings: Ratings, rel: str | None = None) -> int:
     return rows
 
 
-def read_decisions(project, ratings: Ratings) -> int:
-    """Add every screener's decision per record from screening/decisions/*.yaml (read and checked
-    by the same reader as `masrl screen`; every problem of a file is reported at once)."""
+def read_decisions(project, passed: PassedRatings) -> int:
+    """Add every screener's decision per record from screening/decisions/*.yaml, the first pass of
+    its round (read and checked by the same reader as `masrl screen`; every problem of a file is
+    reported at once)."""
     from masrl.screening.queue import read_decisions as read_all
 
     decisions = read_all(project)
     for decision in decisions:
-        ratings.add(
+        passed.of(decision.round).add(
             "decision", decision.record, decision.screener, decision.decision
         )  # a later one wins
     return len(decisions)
@@ -127,6 +155,7 @@ class Disagreement:
     ruled_by: str | None = None
     ruled_at: str | None = None  # 'path:line' of the ruling
     ruling_note: str | None = None  # the one-line reason for the ruling
+    pass_number: int = FIRST_PASS  # the pass whose readings disagree
     corpus: str | None = None  # the corpus entry's value of a tag field, as a label
     corpus_at: str | None = None  # 'path:line' of that value
 
@@ -141,6 +170,17 @@ class Disagreement:
 
 
 @dataclass(frozen=True)
+class EarlierPass:
+    """A re-read field's figures in the pass(es) its re-reading superseded."""
+
+    passes: tuple[int, ...]
+    units: int
+    observed: float | None
+    kappa: float | None
+    alpha: float | None
+
+
+@dataclass(frozen=True)
 class FieldAgreement:
     field: str
     raters: tuple[str, ...]
@@ -149,6 +189,9 @@ class FieldAgreement:
     kappa: float | None  # Cohen's kappa, two raters only
     alpha: float | None  # Krippendorff's alpha (nominal)
     disagreements: tuple[Disagreement, ...]
+    passes: tuple[int, ...] = (FIRST_PASS,)  # the passes reported (several over several rounds)
+    earlier: EarlierPass | None = None  # the superseded figures, for a re-read field
+    rereads: tuple[ReadingPass, ...] = ()  # the declared passes reported, with their reasons
 
 
 def _finite(value) -> float | None:
@@ -197,23 +240,83 @@ def field_agreement(field_name: str, units: dict[str, dict[str, str]]) -> FieldA
     return FieldAgreement(field_name, raters, len(shared), observed, kappa, alpha, disagreements)
 
 
-def agreement(ratings: Ratings) -> list[FieldAgreement]:
+def _field_order(names) -> list[str]:
     order = {
         name: i for i, name in enumerate(("decision", *AUDIT_FIELDS))
     }  # then tag fields by name
-    names = sorted(ratings.by_field, key=lambda n: (order.get(n, len(order)), n))
-    return [field_agreement(name, ratings.by_field[name]) for name in names]
+    return sorted(names, key=lambda n: (order.get(n, len(order)), n))
 
 
-def read_tag_readings(project, ratings: Ratings):
-    """Add every screener's tag readings; return the adjudications (rulings)."""
-    from masrl.screening.tag_readings import read_tag_files
+def agreement(ratings: Ratings) -> list[FieldAgreement]:
+    """Agreement over ratings of one pass."""
+    return [
+        field_agreement(name, ratings.by_field[name]) for name in _field_order(ratings.by_field)
+    ]
 
-    readings, rulings = read_tag_files(project)
-    for reading in readings:
+
+def _field_over_passes(passed: PassedRatings, name: str, keep) -> FieldAgreement:
+    """One field's agreement: per round, the ratings of its latest pass, and, when a round re-read
+    the field, the figures of the ratings that pass superseded."""
+    reported, before = Ratings(), Ratings()
+    unit_pass: dict[str, int] = {}
+    before_passes: set[int] = set()
+    rereads: dict[tuple[str, int], ReadingPass] = {}
+    for (round_id, number), ratings in sorted(passed.sets.items()):
+        declared = passed.declared.get(round_id, {})
+        latest = latest_pass(declared, name)
+        superseded = superseded_pass(declared, name)
+        for unit, by_rater in sorted(ratings.by_field.get(name, {}).items()):
+            if keep is not None and not keep(unit):
+                continue
+            if latest != FIRST_PASS:
+                rereads[round_id, latest] = declared[latest]
+            if number == latest:
+                unit_pass[unit] = number
+                for rater, value in by_rater.items():
+                    reported.add(name, unit, rater, value)
+            if number == (latest if superseded is None else superseded):
+                before_passes.add(number)
+                for rater, value in by_rater.items():
+                    before.add(name, unit, rater, value)
+    result = field_agreement(name, reported.by_field[name])
+    passes = set(unit_pass.values()) | {number for _, number in rereads}
+    earlier = None
+    if rereads:
+        was = field_agreement(name, before.by_field[name])
+        earlier = EarlierPass(
+            tuple(sorted(before_passes)), was.units, was.observed, was.kappa, was.alpha
+        )
+    return replace(
+        result,
+        disagreements=tuple(
+            replace(d, pass_number=unit_pass[d.unit]) for d in result.disagreements
+        ),
+        passes=tuple(sorted(passes)) or (FIRST_PASS,),
+        earlier=earlier,
+        rereads=tuple(rereads[key] for key in sorted(rereads)),
+    )
+
+
+def reported_agreement(passed: PassedRatings, keep=None) -> list[FieldAgreement]:
+    """Agreement per field over the reported pass of each round (``keep``: which units count)."""
+    names = {name for ratings in passed.sets.values() for name in ratings.by_field}
+    results = [_field_over_passes(passed, name, keep) for name in _field_order(names)]
+    return [r for r in results if r.raters or r.rereads]
+
+
+def read_tag_readings(project, passed: PassedRatings):
+    """Add every screener's tag readings and the rounds' declared passes; return the
+    adjudications (rulings)."""
+    from masrl.screening.tag_readings import read_tag_data
+
+    data = read_tag_data(project)
+    for reading in data.readings:
         for name, value in reading.tags:
-            ratings.add(name, reading.record, reading.screener, value)
-    return rulings
+            passed.of(reading.round, reading.pass_number).add(
+                name, reading.record, reading.screener, value
+            )
+    passed.declared.update(data.passes)
+    return data.rulings
 
 
 def _corpus_labels(
@@ -246,14 +349,12 @@ def settle(
     results: list[FieldAgreement], rulings, corpus: dict[tuple[str, str], tuple[str, str]]
 ) -> list[FieldAgreement]:
     """Attach each disagreement's ruling and the corpus value of its field."""
-    from dataclasses import replace
-
-    by_unit = {(r.record, r.field): r for r in rulings}
+    by_unit = {(r.record, r.field, r.pass_number): r for r in rulings}
     settled = []
     for result in results:
         disagreements = []
         for d in result.disagreements:
-            ruling = by_unit.get((d.unit, d.field))
+            ruling = by_unit.get((d.unit, d.field, d.pass_number))
             value, where = corpus.get((d.unit, d.field), (None, None))
             disagreements.append(
                 replace(
@@ -286,29 +387,17 @@ def record_rounds(project) -> dict[str, str]:
     return rounds
 
 
-def only_round(ratings: Ratings, rounds: dict[str, str], round_id: str) -> Ratings:
-    """The ratings of the records that round ``round_id`` brought."""
-    kept = Ratings()
-    for name, units in ratings.by_field.items():
-        for unit, by_rater in units.items():
-            if rounds.get(unit) == round_id:
-                for rater, value in by_rater.items():
-                    kept.add(name, unit, rater, value)
-    return kept
-
-
 def _project_ratings(project, audits: list[Path] = ()):
     """Every rating of the project (decisions, tag readings, the given audit CSVs) and the rulings."""
-    ratings = Ratings()
-    read_decisions(project, ratings)
-    rulings = read_tag_readings(project, ratings)
+    passed = PassedRatings()
+    read_decisions(project, passed)
+    rulings = read_tag_readings(project, passed)
     for path in audits:
-        read_audit_csv(Path(path), ratings, project.relative(Path(path)))
-    return ratings, rulings
+        read_audit_csv(Path(path), passed.of(AUDITS), project.relative(Path(path)))
+    return passed, rulings
 
 
-def _settled_agreement(project, ratings: Ratings, rulings) -> list[FieldAgreement]:
-    results = agreement(ratings)
+def _settled_agreement(project, results: list[FieldAgreement], rulings) -> list[FieldAgreement]:
     disputed = {(d.unit, d.field) for r in results for d in r.disagreements}
     corpus = (
         _corpus_labels(project, {unit for unit, _ in disputed}, {name for _, name in disputed})
@@ -323,10 +412,14 @@ def agreement_by_round(
 ) -> dict[str, list[FieldAgreement]]:
     """Agreement over the records of each round, the project's files read once for all of them
     (a round with no records, or none of that name, gets no results)."""
-    ratings, rulings = _project_ratings(project, audits)
+    passed, rulings = _project_ratings(project, audits)
     rounds = record_rounds(project)
     return {
-        round_id: _settled_agreement(project, only_round(ratings, rounds, round_id), rulings)
+        round_id: _settled_agreement(
+            project,
+            reported_agreement(passed, lambda unit, r=round_id: rounds.get(unit) == r),
+            rulings,
+        )
         for round_id in round_ids
     }
 
@@ -338,4 +431,5 @@ def project_agreement(
     with ``round_id``, over the records of that round only."""
     if round_id is not None:
         return agreement_by_round(project, [round_id], audits)[round_id]
-    return _settled_agreement(project, *_project_ratings(project, audits))
+    passed, rulings = _project_ratings(project, audits)
+    return _settled_agreement(project, reported_agreement(passed), rulings)

@@ -4,7 +4,12 @@ Layout, one file per round (the file stem is the round id, as for decisions):
 
 screening/tags/<round>.yaml::
 
-    readings:                     # one item per screener and record
+    passes:                       # optional: later passes, fields every reader read again
+      - pass: 2                   # 2 or more; pass 1 (the first reading) is never declared
+        date: '2026-11-25'
+        fields: [decision, reward_types]   # tag fields, and/or 'decision'
+        why: one line on which definitions changed and why
+    readings:                     # one item per screener, record and pass
       - record: aciarena2026      # a corpus key
         screener: alice
         date: '2026-11-23'
@@ -13,9 +18,20 @@ screening/tags/<round>.yaml::
           is_rl: 'no'
           reward_types: []        # a list field: [] means none applies
           credit_mechanism: null  # a nullable field: null means not applicable
-    adjudications:                # optional: one ruling per record and field that was disputed
+      - record: aciarena2026      # the same record, read again in pass 2
+        screener: alice
+        pass: 2                   # optional, 1 when absent; a later pass must be declared above
+        date: '2026-11-25'
+        tags: {reward_types: [], decision: include}   # only the fields of the pass
+      - record: E123              # a re-read decision alone may name any record of the round's
+        screener: alice           # decisions file (an exclusion id too)
+        pass: 2
+        date: '2026-11-25'
+        tags: {decision: exclude}
+    adjudications:                # optional: one ruling per record, field and pass that was disputed
       - record: aciarena2026
         field: category           # a tag field, or 'decision' for an include/exclude dispute
+        pass: 1                   # optional, 1 when absent: the pass whose disagreement it settles
         value: benchmark
         by: carol
         date: '2026-11-24'
@@ -23,18 +39,29 @@ screening/tags/<round>.yaml::
 
 Every value is checked against the axis registry (field names, vocabularies, one value or a list,
 null only where the field allows it); every record must be a corpus entry (or, for a decision
-ruling, any record id). A screener reads a record once per file. Problems are reported together
-as ``path:line: message`` by ``read_tag_files`` and by ``masrl validate``; nothing here writes.
+ruling, any record id; for a re-read decision, any record of the round's decisions file). A
+screener reads a record once per pass. Pass 1 decisions stay in screening/decisions/<round>.yaml;
+``decision`` is a tag only in a later pass that declares it. For each field the latest pass that
+declares it is the one `masrl agreement` reports, beside the figures of the pass it superseded
+(reading_passes.py). Problems are reported together as ``path:line: message`` by
+``read_tag_files`` and by ``masrl validate``; nothing here writes.
 """
 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from masrl.errors import ProblemsError
 from masrl.model import yamlio
+from masrl.screening.reading_passes import (
+    FIRST_PASS,
+    LAYOUT_HINT,
+    ReadingPass,
+    check_passes,
+    pass_number,
+)
 
 TAGS_DIR = Path("screening") / "tags"
 DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
@@ -42,8 +69,9 @@ DECISION_FIELD = "decision"
 DECISION_VALUES = ("include", "exclude")
 NONE_LABEL = "(none)"  # an empty list, as a label
 NULL_LABEL = "NA"  # null (not applicable), the audit CSV's spelling
-READING_KEYS = {"record", "screener", "date", "tags", "note"}
-RULING_KEYS = {"record", "field", "value", "by", "date", "note"}
+READING_KEYS = {"record", "screener", "pass", "date", "tags", "note"}
+RULING_KEYS = {"record", "field", "pass", "value", "by", "date", "note"}
+FILE_KEYS = ("passes", "readings", "adjudications")
 
 
 @dataclass(frozen=True)
@@ -54,6 +82,7 @@ class TagReading:
     round: str
     tags: tuple[tuple[str, str], ...]  # (field, label), in file order
     where: str  # 'path:line'
+    pass_number: int = FIRST_PASS
 
 
 @dataclass(frozen=True)
@@ -65,6 +94,7 @@ class Ruling:
     date: str
     note: str | None
     where: str
+    pass_number: int = FIRST_PASS
 
 
 @dataclass(frozen=True)
@@ -76,6 +106,25 @@ class TagProblem:
 
     def as_text(self) -> str:
         return f"{self.path}:{self.line}: {self.message}" + (f" ({self.hint})" if self.hint else "")
+
+
+@dataclass
+class TagFile:
+    """What one tags file holds, checked: only the items without a problem are kept."""
+
+    readings: list[TagReading] = field(default_factory=list)
+    rulings: list[Ruling] = field(default_factory=list)
+    passes: dict[int, ReadingPass] = field(default_factory=dict)  # the declared (later) passes
+    problems: list[TagProblem] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class TagData:
+    """Every reading, ruling and declared pass of the project's tags files."""
+
+    readings: list[TagReading]
+    rulings: list[Ruling]
+    passes: dict[str, dict[int, ReadingPass]]  # round -> pass number -> its declaration
 
 
 def tags_dir(project) -> Path:
@@ -151,148 +200,153 @@ def _key_problems(
     return problems
 
 
-def check_tag_file(
-    project, path: Path, taxonomy, entry_keys: set[str], known_rounds: set[str] | None
-):
-    """(readings, rulings, problems) of one file; every problem of the file at once."""
-    rel = project.relative(path)
-    readings: list[TagReading] = []
-    rulings: list[Ruling] = []
-    problems: list[TagProblem] = []
-    try:
-        data = yamlio.load_file(path)
-    except yamlio.YamlError as exc:
-        return [], [], [TagProblem(rel, exc.line or 1, exc.message, exc.hint or "")]
-    if not isinstance(data, dict) or not isinstance(data.get("readings"), list):
-        return (
-            [],
-            [],
-            [
-                TagProblem(
-                    rel,
-                    1,
-                    "expected a mapping with a list 'readings:' (and optionally 'adjudications:')",
-                    "see the layout in CONTRIBUTING.md, 'Two screeners'",
-                )
-            ],
-        )
-    extra = sorted(set(data) - {"readings", "adjudications"})
-    if extra:
-        problems.append(
-            TagProblem(
-                rel,
-                data.line_of(extra[0]),
-                f"unknown key '{extra[0]}'",
-                "the keys are readings and adjudications",
+def _in_pass(number: int) -> str:
+    """' in pass N' for a later pass, '' for the first (whose messages read as before passes)."""
+    return f" in pass {number}" if number != FIRST_PASS else ""
+
+
+@dataclass
+class _FileChecker:
+    """The checks of one tags file; ``check_tag_file`` runs them in file order."""
+
+    rel: str
+    round_id: str
+    taxonomy: object
+    fields: dict[str, object]
+    entry_keys: set[str]
+    decided: set[str] | None  # the records of the round's decisions file, None when unreadable
+    found: TagFile
+
+    def problem(self, line: int, message: str, hint: str = "") -> None:
+        self.found.problems.append(TagProblem(self.rel, line, message, hint))
+
+    def item_pass(self, item: dict, line: int, what: str) -> int | None:
+        """The item's pass number when it is 1 or declared; otherwise None, the problem noted."""
+        number = pass_number(item.get("pass", FIRST_PASS))
+        if number is None:
+            self.problem(
+                _at(item, "pass", line),
+                f"'pass: {item.get('pass')!r}' is not a pass number",
+                "1 (the first reading, the default) or a pass declared under 'passes:'",
             )
-        )
-    round_id = path.stem
-    if known_rounds is not None and round_id not in known_rounds:
-        problems.append(
-            TagProblem(
-                rel,
-                1,
-                f"unknown screening round '{round_id}' (the file name is the round)",
-                f"known rounds: {', '.join(sorted(known_rounds)) or 'none'}",
+        elif number != FIRST_PASS and number not in self.found.passes:
+            self.problem(
+                _at(item, "pass", line),
+                f"{what} of pass {number}, which is not declared under 'passes:'",
+                f"declare it ({LAYOUT_HINT}) or drop 'pass:' for the first reading",
             )
+            number = None
+        return number
+
+    def declared_for(self, number: int | None, name: str, line: int) -> bool:
+        """Whether a later pass re-reads the field (pass 1 reads every tag field); notes why not."""
+        if number is None or number == FIRST_PASS:
+            return True
+        declared = self.found.passes[number]
+        if name in declared.fields:
+            return True
+        self.problem(
+            line,
+            f"pass {number} does not re-read '{name}'",
+            f"pass {number} ({declared.where}) re-reads {', '.join(declared.fields) or 'nothing'}; "
+            f"read '{name}' in pass 1 or add it to the pass's fields",
         )
-    fields = tag_fields(taxonomy)
-    seen: dict[tuple[str, str], int] = {}
-    items = data["readings"]
-    for index, item in enumerate(items):
-        line = items.line_of(index) if isinstance(items, yamlio.LineList) else 1
-        if not isinstance(item, dict):
-            problems.append(
-                TagProblem(
-                    rel, line, "each reading must be a mapping (record:, screener:, date:, tags:)"
-                )
-            )
-            continue
-        before = len(problems)
-        problems += _key_problems(
-            rel, line, item, "a reading", READING_KEYS, ("record", "screener", "date")
+        return False
+
+    def reading(self, item, line: int, seen: dict) -> None:
+        before = len(self.found.problems)
+        self.found.problems += _key_problems(
+            self.rel, line, item, "a reading", READING_KEYS, ("record", "screener", "date")
         )
         record, screener, date = _text(item, "record"), _text(item, "screener"), _text(item, "date")
+        number = self.item_pass(item, line, "a reading")
         if date and not DATE.match(date):
-            problems.append(
-                TagProblem(rel, _at(item, "date", line), f"date '{date}' is not YYYY-MM-DD")
-            )
-        if record and record not in entry_keys:
-            problems.append(
-                TagProblem(
-                    rel,
+            self.problem(_at(item, "date", line), f"date '{date}' is not YYYY-MM-DD")
+        tags = item.get("tags")
+        names = set(tags) if isinstance(tags, dict) else set()
+        if record and number and number != FIRST_PASS and names == {DECISION_FIELD}:
+            if self.decided is not None and record not in self.decided:
+                self.problem(
                     _at(item, "record", line),
-                    f"'{record}' is not a corpus entry",
-                    "tags are read for corpus entries; use its key",
+                    f"'{record}' is not a record of screening/decisions/{self.round_id}.yaml",
+                    "a re-read decision names a record decided in the round's first pass",
                 )
+        elif record and record not in self.entry_keys:
+            self.problem(
+                _at(item, "record", line),
+                f"'{record}' is not a corpus entry",
+                "tags are read for corpus entries; use its key",
             )
-        if record and screener:
-            if (record, screener) in seen:
-                problems.append(
-                    TagProblem(
-                        rel,
-                        line,
-                        f"{screener} reads '{record}' twice (first on line {seen[record, screener]})",
-                        "keep one reading per screener and record; correct it in place",
-                    )
+        if record and screener and number is not None:
+            if (record, screener, number) in seen:
+                self.problem(
+                    line,
+                    f"{screener} reads '{record}' twice{_in_pass(number)} "
+                    f"(first on line {seen[record, screener, number]})",
+                    "keep one reading per screener and record in a pass; correct it in place",
                 )
             else:
-                seen[record, screener] = line
-        tags = item.get("tags")
+                seen[record, screener, number] = line
         labels = []
         if not isinstance(tags, dict) or not tags:
-            problems.append(
-                TagProblem(
-                    rel,
-                    _at(item, "tags", line),
-                    "reading without 'tags:' (a mapping of tag field to value)",
-                )
+            self.problem(
+                _at(item, "tags", line),
+                "reading without 'tags:' (a mapping of tag field to value)",
             )
         else:
             for name, value in tags.items():
                 tag_line = tags.line_of(name) if isinstance(tags, yamlio.LineDict) else line
-                spec = fields.get(name)
-                if spec is None:
-                    problems.append(
-                        TagProblem(
-                            rel,
-                            tag_line,
-                            f"'{name}' is not a tag field",
-                            "tag fields: " + ", ".join(fields),
-                        )
-                    )
-                    continue
-                problem = _value_problem(spec, taxonomy, value)
-                if problem:
-                    problems.append(TagProblem(rel, tag_line, problem))
-                else:
-                    labels.append((name, label(value, spec.kind == "tags")))
-        if len(problems) == before:
-            readings.append(
-                TagReading(record, screener, date, round_id, tuple(labels), f"{rel}:{line}")
-            )
-
-    rulings_items = data.get("adjudications", [])
-    if not isinstance(rulings_items, list):
-        problems.append(
-            TagProblem(rel, data.line_of("adjudications"), "'adjudications:' must be a list")
-        )
-        rulings_items = []
-    ruled: dict[tuple[str, str], int] = {}
-    for index, item in enumerate(rulings_items):
-        line = rulings_items.line_of(index) if isinstance(rulings_items, yamlio.LineList) else 1
-        if not isinstance(item, dict):
-            problems.append(
-                TagProblem(
-                    rel,
-                    line,
-                    "each adjudication must be a mapping (record:, field:, value:, by:, date:)",
+                found = self.tag_label(name, value, number, tag_line)
+                if found is not None:
+                    labels.append((name, found))
+        if len(self.found.problems) == before and number is not None:
+            self.found.readings.append(
+                TagReading(
+                    record,
+                    screener,
+                    date,
+                    self.round_id,
+                    tuple(labels),
+                    f"{self.rel}:{line}",
+                    number,
                 )
             )
-            continue
-        before = len(problems)
-        problems += _key_problems(
-            rel, line, item, "an adjudication", RULING_KEYS, ("record", "field", "by", "date")
+
+    def tag_label(self, name: str, value, number: int | None, line: int) -> str | None:
+        """One tag of a reading as a label, or None with the problem noted."""
+        if name == DECISION_FIELD:
+            if number == FIRST_PASS:
+                self.problem(
+                    line,
+                    "'decision' is not a tag of a first reading",
+                    f"first-pass decisions go to screening/decisions/{self.round_id}.yaml; a "
+                    "re-read decision goes in a reading of a later pass that declares 'decision'",
+                )
+                return None
+            if not self.declared_for(number, name, line):
+                return None
+            if value not in DECISION_VALUES:
+                self.problem(line, f"a re-read decision is one of {', '.join(DECISION_VALUES)}")
+                return None
+            return value
+        spec = self.fields.get(name)
+        if spec is None:
+            self.problem(
+                line, f"'{name}' is not a tag field", "tag fields: " + ", ".join(self.fields)
+            )
+            return None
+        problem = _value_problem(spec, self.taxonomy, value)
+        if problem:
+            self.problem(line, problem)
+            return None
+        if not self.declared_for(number, name, line):
+            return None
+        return label(value, spec.kind == "tags")
+
+    def ruling(self, item, line: int, ruled: dict) -> None:
+        before = len(self.found.problems)
+        self.found.problems += _key_problems(
+            self.rel, line, item, "an adjudication", RULING_KEYS, ("record", "field", "by", "date")
         )
         record, name, by, date = (
             _text(item, "record"),
@@ -300,64 +354,150 @@ def check_tag_file(
             _text(item, "by"),
             _text(item, "date"),
         )
+        number = self.item_pass(item, line, "an adjudication")
         if "value" not in item:
-            problems.append(
-                TagProblem(
-                    rel,
-                    line,
-                    "adjudication without 'value'",
-                    "the value the adjudicator settled on",
-                )
+            self.problem(
+                line, "adjudication without 'value'", "the value the adjudicator settled on"
             )
         if date and not DATE.match(date):
-            problems.append(
-                TagProblem(rel, _at(item, "date", line), f"date '{date}' is not YYYY-MM-DD")
-            )
+            self.problem(_at(item, "date", line), f"date '{date}' is not YYYY-MM-DD")
         value_label = None
         if name == DECISION_FIELD:
             if item.get("value") not in DECISION_VALUES:
-                problems.append(
-                    TagProblem(
-                        rel, line, f"a decision ruling is one of {', '.join(DECISION_VALUES)}"
-                    )
-                )
+                self.problem(line, f"a decision ruling is one of {', '.join(DECISION_VALUES)}")
             else:
                 value_label = item["value"]
         elif name is not None:
-            spec = fields.get(name)
+            spec = self.fields.get(name)
             if spec is None:
-                problems.append(
-                    TagProblem(
-                        rel,
-                        line,
-                        f"'{name}' is neither a tag field nor 'decision'",
-                        "tag fields: " + ", ".join(fields),
-                    )
+                self.problem(
+                    line,
+                    f"'{name}' is neither a tag field nor 'decision'",
+                    "tag fields: " + ", ".join(self.fields),
                 )
             else:
-                if record and record not in entry_keys:
-                    problems.append(TagProblem(rel, line, f"'{record}' is not a corpus entry"))
-                problem = _value_problem(spec, taxonomy, item["value"]) if "value" in item else None
+                if record and record not in self.entry_keys:
+                    self.problem(line, f"'{record}' is not a corpus entry")
+                problem = (
+                    _value_problem(spec, self.taxonomy, item["value"]) if "value" in item else None
+                )
                 if problem:
-                    problems.append(TagProblem(rel, line, problem))
+                    self.problem(line, problem)
                 elif "value" in item:
                     value_label = label(item["value"], spec.kind == "tags")
-        if record and name:
-            if (record, name) in ruled:
-                problems.append(
-                    TagProblem(
-                        rel,
-                        line,
-                        f"'{record}' {name} is adjudicated twice (first on line {ruled[record, name]})",
-                    )
+        if name is not None and (name == DECISION_FIELD or name in self.fields):
+            self.declared_for(number, name, _at(item, "field", line))
+        if record and name and number is not None:
+            if (record, name, number) in ruled:
+                self.problem(
+                    line,
+                    f"'{record}' {name} is adjudicated twice{_in_pass(number)} "
+                    f"(first on line {ruled[record, name, number]})",
                 )
             else:
-                ruled[record, name] = line
-        if len(problems) == before and value_label is not None:
-            rulings.append(
-                Ruling(record, name, value_label, by, date, _text(item, "note"), f"{rel}:{line}")
+                ruled[record, name, number] = line
+        if len(self.found.problems) == before and value_label is not None:
+            self.found.rulings.append(
+                Ruling(
+                    record,
+                    name,
+                    value_label,
+                    by,
+                    date,
+                    _text(item, "note"),
+                    f"{self.rel}:{line}",
+                    number,
+                )
             )
-    return readings, rulings, problems
+
+
+def _items(data: dict, name: str, checker: _FileChecker) -> list:
+    """A list under ``name`` (absent: none); anything else is a problem and counts as none."""
+    items = data.get(name, [])
+    if not isinstance(items, list):
+        checker.problem(data.line_of(name), f"'{name}:' must be a list")
+        return []
+    return items
+
+
+def _item_line(items: list, index: int) -> int:
+    return items.line_of(index) if isinstance(items, yamlio.LineList) else 1
+
+
+def check_tag_file(
+    project,
+    path: Path,
+    taxonomy,
+    entry_keys: set[str],
+    known_rounds: set[str] | None,
+    decided: set[str] | None = None,
+) -> TagFile:
+    """The readings, rulings and passes of one file and every problem of the file at once.
+    ``decided`` is the round's decided records (None: not checked)."""
+    rel = project.relative(path)
+    found = TagFile()
+    try:
+        data = yamlio.load_file(path)
+    except yamlio.YamlError as exc:
+        found.problems.append(TagProblem(rel, exc.line or 1, exc.message, exc.hint or ""))
+        return found
+    if not isinstance(data, dict) or not isinstance(data.get("readings"), list):
+        found.problems.append(
+            TagProblem(
+                rel,
+                1,
+                "expected a mapping with a list 'readings:' (and optionally 'passes:' and "
+                "'adjudications:')",
+                "see the layout in CONTRIBUTING.md, 'Two screeners'",
+            )
+        )
+        return found
+    round_id = path.stem
+    fields = tag_fields(taxonomy)
+    checker = _FileChecker(rel, round_id, taxonomy, fields, entry_keys, decided, found)
+    extra = sorted(set(data) - set(FILE_KEYS))
+    if extra:
+        checker.problem(
+            data.line_of(extra[0]),
+            f"unknown key '{extra[0]}'",
+            "the keys are " + ", ".join(FILE_KEYS),
+        )
+    if known_rounds is not None and round_id not in known_rounds:
+        checker.problem(
+            1,
+            f"unknown screening round '{round_id}' (the file name is the round)",
+            f"known rounds: {', '.join(sorted(known_rounds)) or 'none'}",
+        )
+    if "passes" in data:
+        found.passes, pass_problems = check_passes(
+            rel, round_id, data["passes"], {*fields, DECISION_FIELD}
+        )
+        line = data.line_of("passes")
+        found.problems += [
+            TagProblem(rel, at if isinstance(data["passes"], list) else line, message, hint)
+            for at, message, hint in pass_problems
+        ]
+    seen: dict[tuple[str, str, int], int] = {}
+    items = data["readings"]
+    for index, item in enumerate(items):
+        line = _item_line(items, index)
+        if not isinstance(item, dict):
+            checker.problem(
+                line, "each reading must be a mapping (record:, screener:, date:, tags:)"
+            )
+            continue
+        checker.reading(item, line, seen)
+    ruled: dict[tuple[str, str, int], int] = {}
+    rulings = _items(data, "adjudications", checker)
+    for index, item in enumerate(rulings):
+        line = _item_line(rulings, index)
+        if not isinstance(item, dict):
+            checker.problem(
+                line, "each adjudication must be a mapping (record:, field:, value:, by:, date:)"
+            )
+            continue
+        checker.ruling(item, line, ruled)
+    return found
 
 
 def _known_rounds(project) -> set[str] | None:
@@ -366,52 +506,82 @@ def _known_rounds(project) -> set[str] | None:
     return set(read_rounds(project)) if rounds_path(project).is_file() else None
 
 
+def _decided_records(project, round_id: str) -> set[str] | None:
+    """The record ids of the round's decisions file, read as plain YAML (its own problems are
+    reported by the decisions reader); None when the file cannot be read."""
+    from masrl.screening.queue import decisions_dir
+
+    path = decisions_dir(project) / f"{round_id}.yaml"
+    if not path.is_file():
+        return set()
+    try:
+        data = yamlio.load_file(path)
+    except yamlio.YamlError:
+        return None
+    items = data.get("decisions") if isinstance(data, dict) else None
+    if not isinstance(items, list):
+        return None
+    return {str(item["record"]) for item in items if isinstance(item, dict) and "record" in item}
+
+
 def tag_files(project) -> list[Path]:
     folder = tags_dir(project)
     return sorted(folder.glob("*.yaml")) if folder.is_dir() else []
 
 
+def _check_files(project, taxonomy, entry_keys: set[str]) -> dict[Path, TagFile]:
+    rounds = _known_rounds(project)
+    return {
+        path: check_tag_file(
+            project, path, taxonomy, entry_keys, rounds, _decided_records(project, path.stem)
+        )
+        for path in tag_files(project)
+    }
+
+
 def tag_problems(project, taxonomy=None, entry_keys: set[str] | None = None) -> list[TagProblem]:
     """Every problem of every tag-readings file (for `masrl validate`)."""
-    paths = tag_files(project)
-    if not paths:
+    if not tag_files(project):
         return []
     taxonomy = taxonomy or project.taxonomy()
     keys = entry_keys if entry_keys is not None else {p.stem for p in project.entry_paths()}
-    rounds = _known_rounds(project)
-    return [p for path in paths for p in check_tag_file(project, path, taxonomy, keys, rounds)[2]]
+    return [p for found in _check_files(project, taxonomy, keys).values() for p in found.problems]
 
 
-def read_tag_files(project) -> tuple[list[TagReading], list[Ruling]]:
-    """Every reading and ruling; raises ProblemsError naming every problem when any file is wrong."""
-    paths = tag_files(project)
-    if not paths:
-        return [], []
-    taxonomy = project.taxonomy()
+def read_tag_data(project) -> TagData:
+    """Every reading, ruling and declared pass; raises ProblemsError naming every problem when any
+    file is wrong."""
+    if not tag_files(project):
+        return TagData([], [], {})
     keys = {p.stem for p in project.entry_paths()}
-    rounds = _known_rounds(project)
-    readings, rulings, problems = [], [], []
-    for path in paths:
-        found = check_tag_file(project, path, taxonomy, keys, rounds)
-        readings += found[0]
-        rulings += found[1]
-        problems += found[2]
+    files = _check_files(project, project.taxonomy(), keys)
+    problems = [p for found in files.values() for p in found.problems]
     if problems:
         raise ProblemsError(
             tags_dir(project),
             [p.as_text() for p in problems],
             heading=f"the tag readings have {len(problems)} problem(s); fix them and run the command again:",
         )
-    seen: dict[tuple[str, str], str] = {}
-    for ruling in rulings:  # one ruling per record and field across rounds as well
-        if (ruling.record, ruling.field) in seen:
-            first = seen[ruling.record, ruling.field]
+    readings = [r for found in files.values() for r in found.readings]
+    rulings = [r for found in files.values() for r in found.rulings]
+    seen: dict[tuple[str, str, int], str] = {}
+    for ruling in rulings:  # one ruling per record, field and pass across rounds as well
+        key = (ruling.record, ruling.field, ruling.pass_number)
+        if key in seen:
             raise ProblemsError(
                 tags_dir(project),
                 [
-                    f"{ruling.where}: '{ruling.record}' {ruling.field} is adjudicated twice (first at {first})"
+                    f"{ruling.where}: '{ruling.record}' {ruling.field} is adjudicated twice"
+                    f"{_in_pass(ruling.pass_number)} (first at {seen[key]})"
                 ],
                 heading="the tag readings have 1 problem(s); fix them and run the command again:",
             )
-        seen[ruling.record, ruling.field] = ruling.where
-    return readings, rulings
+        seen[key] = ruling.where
+    passes = {path.stem: found.passes for path, found in files.items() if found.passes}
+    return TagData(readings, rulings, passes)
+
+
+def read_tag_files(project) -> tuple[list[TagReading], list[Ruling]]:
+    """Every reading and ruling (``read_tag_data`` adds the declared passes)."""
+    data = read_tag_data(project)
+    return data.readings, data.rulings

@@ -105,6 +105,15 @@ def whats_new_markdown(ctx: SiteContext) -> str:
     return "\n".join(parts).rstrip() + "\n"
 
 
+def _no_readings(round_id: str) -> str:
+    """Why a round has no agreement figures."""
+    return (
+        f"No record of round {md_text(round_id)} has been read by two screeners yet: agreement "
+        f"needs a second, independent decision in {md_text(f'screening/decisions/{round_id}.yaml')} "
+        f"or a second reading in {md_text(f'screening/tags/{round_id}.yaml')}."
+    )
+
+
 def reliability_markdown(ctx: SiteContext) -> str:
     from pathlib import Path
 
@@ -125,8 +134,10 @@ def reliability_markdown(ctx: SiteContext) -> str:
             "agreement, Cohen's κ (two raters) and Krippendorff's α (any number of raters, missing ratings "
             "allowed), from `screening/decisions/`, the independent tag readings in `screening/tags/` "
             "and the audits in `screening/audits/`, with the rulings that settled disagreements and "
-            "their reasons. Each round is shown on its own (`masrl agreement --round ROUND`), then all "
-            "rounds together (`masrl agreement`)."
+            "their reasons. Where definitions changed and every reader read a field again (a later "
+            "pass), the latest pass is reported and the figures it superseded stand beside it. Each "
+            "round is shown on its own (`masrl agreement --round ROUND`), then all rounds together "
+            "(`masrl agreement`)."
         ),
         "",
     ]
@@ -134,12 +145,11 @@ def reliability_markdown(ctx: SiteContext) -> str:
     by_round = agreement_by_round(project, rounds)
     for round_id in reversed(rounds):
         results = by_round[round_id]
-        if results and any(r.units for r in results):
-            parts += [
-                f"## Round {md_text(round_id)}",
-                "",
-                render_markdown(results, heading_level=3),
-            ]
+        parts += [f"## Round {md_text(round_id)}", ""]
+        if any(r.units or r.rereads for r in results):
+            parts.append(render_markdown(results, heading_level=3))
+        else:
+            parts += [_no_readings(round_id), ""]
     parts += [
         "## All rounds and audits",
         "",
