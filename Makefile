@@ -78,6 +78,7 @@ bench: $(SETUP)   ## print the benchmark figures
 	$(BIN)/python benchmarks/bench_site.py
 	$(BIN)/python benchmarks/bench_screening.py
 	$(BIN)/python benchmarks/bench_living.py
+	$(BIN)/python benchmarks/bench_yaml.py
 
 setup: $(SETUP)
 

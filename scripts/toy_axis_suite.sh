@@ -46,12 +46,13 @@ values:
 AXIS
 "$bin/python" - <<'TAG'
 from pathlib import Path
+from masrl import files
 from masrl.model import yamlio
 from masrl.model.records import ENTRY_SCHEMA_LINE
 for path in sorted(Path("corpus").glob("*.yaml")):
     data = dict(yamlio.load_file(path))
     data["modality"] = "latent" if "latent" in data["title"].lower() else "text"
-    yamlio.write_atomic(path, yamlio.dumps(data, header=ENTRY_SCHEMA_LINE))
+    files.write_atomic(path, yamlio.dumps(data, header=ENTRY_SCHEMA_LINE))
 TAG
 "$bin/masrl" build >/dev/null
 "$bin/masrl" validate

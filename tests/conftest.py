@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 import yaml
 from hypothesis import settings
+from masrl import files
 from masrl.check.snapshot import PUBLISHED_SNAPSHOT
 from masrl.model import yamlio
 from masrl.model.project import Project
@@ -142,13 +143,13 @@ def exclusion_data(record_id: str = "E001", /, **overrides) -> dict:
 
 def write_entry(root: Path, data: dict, name: str | None = None) -> Path:
     path = root / "corpus" / f"{name or data['key']}.yaml"
-    yamlio.write_atomic(path, yamlio.dumps(data, header=ENTRY_SCHEMA_LINE))
+    files.write_atomic(path, yamlio.dumps(data, header=ENTRY_SCHEMA_LINE))
     return path
 
 
 def write_exclusion(root: Path, data: dict, name: str | None = None) -> Path:
     path = root / "exclusions" / f"{name or data['record_id']}.yaml"
-    yamlio.write_atomic(path, yamlio.dumps(data, header=EXCLUSION_SCHEMA_LINE))
+    files.write_atomic(path, yamlio.dumps(data, header=EXCLUSION_SCHEMA_LINE))
     return path
 
 

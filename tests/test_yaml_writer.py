@@ -3,8 +3,6 @@ a text read again is served from memory, as a copy the caller owns."""
 
 from __future__ import annotations
 
-from collections import OrderedDict
-
 from conftest import examples
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -91,17 +89,3 @@ def test_a_text_read_again_is_an_independent_copy_with_its_lines():
         again["tags"] is not first["tags"]
         and again["nested"]["inner"] is not first["nested"]["inner"]
     )
-
-
-def test_the_memory_of_read_texts_is_bounded(monkeypatch):
-    # A memo of its own: filling the worker's memo with 8 MiB of filler would push out the corpus
-    # texts that the tests after this one read again.
-    monkeypatch.setattr(yamlio, "_PARSED", OrderedDict())
-    monkeypatch.setattr(yamlio, "_parsed_total", 0)
-    filler = "x" * (yamlio._PARSED_MAX_CHARACTERS - 20)
-    for number in range(yamlio._PARSED_MAX_TOTAL // len(filler) + 10):
-        yamlio.loads(f"n{number}: {filler}\n")
-    yamlio.loads("big: " + "x" * yamlio._PARSED_MAX_CHARACTERS + "\n")
-    assert sum(map(len, yamlio._PARSED)) == yamlio._parsed_total <= yamlio._PARSED_MAX_TOTAL
-    assert all(len(text) <= yamlio._PARSED_MAX_CHARACTERS for text in yamlio._PARSED)
-    assert "n0: " + filler + "\n" not in yamlio._PARSED  # the oldest went first

@@ -14,10 +14,8 @@ Every mapping and list remembers the line of each key or item, for error message
 
 from __future__ import annotations
 
-import copy
 import functools
 import re
-from collections import OrderedDict
 from pathlib import Path
 from typing import Any
 
@@ -25,7 +23,6 @@ import yaml
 
 from masrl import files
 from masrl.errors import InputError
-from masrl.files import write_atomic, write_if_changed  # noqa: F401 - moved to masrl.files; kept for callers not yet switched
 
 _BaseLoader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
@@ -216,45 +213,9 @@ def _count_depth(text: str, limit: int, loader) -> None:
             depth -= 1
 
 
-# Documents already parsed, by their text. A long-lived process (`masrl site serve`, the test
-# suite) reads the same records again and again, and copying a parsed record costs a fifteenth of
-# parsing it. Bounded in total text (the oldest read go first) and per document, so hostile or
-# generated input cannot grow it without end; the real corpus is a thirtieth of the bound.
-_PARSED: OrderedDict[str, Any] = OrderedDict()
-_PARSED_MAX_CHARACTERS = 64 * 1024
-_PARSED_MAX_TOTAL = 8 * 1024 * 1024
-_parsed_total = 0
-
-
-def _copied(node: Any) -> Any:
-    """A copy of a parsed document that shares nothing mutable with it (lines included)."""
-    if isinstance(node, LineDict):
-        new = LineDict({key: _copied(value) for key, value in node.items()})
-        new.line, new.key_lines = node.line, dict(node.key_lines)
-        return new
-    if isinstance(node, LineList):
-        new = LineList([_copied(item) for item in node])
-        new.line, new.item_lines = node.line, list(node.item_lines)
-        return new
-    if node is None or isinstance(node, str | int | float | bytes):  # bool is an int
-        return node
-    return copy.deepcopy(node)  # a set or a list of pairs (!!set, !!omap): rare
-
-
 def loads(text: str) -> Any:
-    """Parse one YAML document strictly; raises YamlError with a line number. The caller owns
-    the result: it may change it freely."""
-    global _parsed_total
-    if text in _PARSED:
-        _PARSED.move_to_end(text)
-        return _copied(_PARSED[text])
-    data = _parse(text)
-    if len(text) <= _PARSED_MAX_CHARACTERS:
-        _PARSED[text] = _copied(data)
-        _parsed_total += len(text)
-        while _parsed_total > _PARSED_MAX_TOTAL:
-            _parsed_total -= len(_PARSED.popitem(last=False)[0])
-    return data
+    """Parse one YAML document strictly; raises YamlError with a line number."""
+    return _parse(text)
 
 
 def _parse(text: str) -> Any:

@@ -18,6 +18,7 @@ import datetime as dt
 from dataclasses import dataclass
 from pathlib import Path
 
+from masrl import files
 from masrl.errors import InputError, UsageError
 from masrl.imports import add
 from masrl.model import identifiers as ids
@@ -93,7 +94,7 @@ def append_decision(project: Project, decision: Decision) -> Path:
     path = decisions_dir(project) / f"{decision.round}.yaml"
     existing = read_decisions_file(project, path) if path.is_file() else []
     data = {"decisions": [d.to_data() for d in existing] + [decision.to_data()]}
-    yamlio.write_atomic(path, yamlio.dumps(data))
+    files.write_atomic(path, yamlio.dumps(data))
     return path
 
 
@@ -237,7 +238,7 @@ def decide(
         )
         data = entry_from_queue(record, key, round_id, new.screener, date)
         written = project.corpus_dir / f"{key}.yaml"
-        yamlio.write_atomic(written, yamlio.dumps(data, header=ENTRY_SCHEMA_LINE))
+        files.write_atomic(written, yamlio.dumps(data, header=ENTRY_SCHEMA_LINE))
         todo = tuple(add.placeholder_fields(data))
     elif decision == "exclude":
         record_id_new = add.next_record_id(project)
@@ -245,7 +246,7 @@ def decide(
             project, record, record_id_new, reason_code, new.rationale, round_id, new.screener, date
         )
         written = project.exclusions_dir / f"{record_id_new}.yaml"
-        yamlio.write_atomic(written, yamlio.dumps(data, header=EXCLUSION_SCHEMA_LINE))
+        files.write_atomic(written, yamlio.dumps(data, header=EXCLUSION_SCHEMA_LINE))
         todo = tuple(add.placeholder_fields(data))
     append_decision(project, new)
     if decision != "defer" and record.path is not None and record.path.exists():

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from masrl import files
 from masrl.errors import InputError, UsageError
 from masrl.model import yamlio
 
@@ -80,4 +81,4 @@ def write_identified(project, round_id: str, data: dict) -> None:
         "# with the seed entries, and dropped duplicates (masrl discover writes the first and last).\n"
         + yamlio.dumps(body)
     )
-    yamlio.write_atomic(project.root / IDENTIFIED_DIR / f"{round_id}.yaml", text)
+    files.write_atomic(project.root / IDENTIFIED_DIR / f"{round_id}.yaml", text)
