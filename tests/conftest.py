@@ -290,6 +290,15 @@ def repo_copy(_published_checkout: Path, tmp_path: Path) -> Project:
 
 
 @pytest.fixture(scope="session")
+def browser():
+    """The headless Chromium the browser tests drive (see test_site_browser.py)."""
+    from test_site_browser import launched_chromium
+
+    with launched_chromium() as chromium:
+        yield chromium
+
+
+@pytest.fixture(scope="session")
 def published_corpus():
     """The survey as published (the frozen snapshot): the corpus every published number is read from."""
     from masrl.check.snapshot import load_snapshot

@@ -25,7 +25,6 @@ from test_site_browser import (
     OVERFLOW,
     PHONE,
     Watched,
-    browser,  # noqa: F401 (the session's Chromium, a fixture)
     toggle_palette,
 )
 
@@ -144,7 +143,7 @@ def graph_site(tmp_path_factory) -> BuiltSite:
 
 
 @pytest.fixture
-def session(browser, graph_site):  # noqa: F811 (browser is the imported fixture)
+def session(browser, graph_site):
     watched = Watched(browser, graph_site)
     yield watched
     watched.close()

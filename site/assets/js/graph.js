@@ -117,7 +117,7 @@
           "height": "mapData(built_upon_by, 0, " + most + ", 14, 44)",
           "label": "data(key)",
           "font-size": 8,
-          "min-zoomed-font-size": 6,
+          "min-zoomed-font-size": 8, // keys show once zoomed in enough to read them apart
           "color": text,
           "text-valign": "bottom",
           "text-margin-y": 2
@@ -161,12 +161,17 @@
       box = linked.boundingBox();
     }
     if (alone.length) {
-      var width = Math.max(box.w, 400);
-      var columns = Math.max(1, Math.floor(width / 70));
+      // as many columns as make the grid about as wide as the frame is, in proportion
+      var aspect = cy.width() / Math.max(1, cy.height());
+      var cell = { w: 96, h: 48 }; // room for a key under its node
+      var columns = Math.max(1, Math.ceil(Math.sqrt(alone.length * aspect * cell.h / cell.w)));
       alone.layout({
-        name: "grid", animate: false, avoidOverlap: true, condense: true,
+        name: "grid", animate: false, avoidOverlap: true,
         cols: columns,
-        boundingBox: { x1: box.x1, y1: box.y2 + (linked.length ? 60 : 0), w: width, h: Math.ceil(alone.length / columns) * 45 },
+        boundingBox: {
+          x1: box.x1, y1: box.y2 + (linked.length ? 60 : 0),
+          w: columns * cell.w, h: Math.ceil(alone.length / columns) * cell.h
+        },
         sort: function (a, b) { return a.data("order") - b.data("order"); }
       }).run();
     }
