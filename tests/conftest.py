@@ -156,6 +156,11 @@ def write_exclusion(root: Path, data: dict, name: str | None = None) -> Path:
 @pytest.fixture
 def mini_project(tmp_path: Path) -> Project:
     """A tiny valid corpus (three entries, one exclusion) with the real taxonomy."""
+    return make_mini_project(tmp_path)
+
+
+def make_mini_project(tmp_path: Path) -> Project:
+    """The files of ``mini_project`` under ``tmp_path``."""
     shutil.copytree(REPO_ROOT / "taxonomy", tmp_path / "taxonomy")
     shutil.copytree(
         REPO_ROOT / "screening",
@@ -190,6 +195,29 @@ def mini_project(tmp_path: Path) -> Project:
     )
     write_exclusion(tmp_path, exclusion_data("E001"))
     return Project(tmp_path)
+
+
+# Citations among the mini corpus's entries: alpha's references came from OpenAlex, gamma's were
+# read by hand, beta's are not known (yet a hand edge says it cites gamma).
+MINI_CITATIONS = """\
+retrieved: '2026-11-25'
+api: https://api.openalex.org
+works:
+  alpha2025: {openalex: W11, resolved_by: arxiv, references_known: true, retrieved: '2026-11-25'}
+  beta2024: {openalex: null, resolved_by: null, references_known: false, retrieved: '2026-11-25'}
+checked_by_hand:
+  gamma2023: {evidence: 'https://example.org/gamma.pdf reference list', date: '2026-11-24'}
+edges:
+- {from: alpha2025, to: beta2024, source: openalex}
+- {from: alpha2025, to: gamma2023, source: openalex}
+- {from: beta2024, to: gamma2023, source: hand, evidence: 'https://example.org/beta.pdf ref. [7]'}
+"""
+
+
+def write_mini_citations(root: Path) -> None:
+    """The mini corpus's citations/graph.yaml (MINI_CITATIONS)."""
+    (root / "citations").mkdir(exist_ok=True)
+    (root / "citations" / "graph.yaml").write_text(MINI_CITATIONS, encoding="utf-8")
 
 
 @functools.cache
@@ -260,6 +288,15 @@ def repo_copy(_published_checkout: Path, tmp_path: Path) -> Project:
     """A fresh copy of the published checkout (``_published_checkout``) to modify freely."""
     shutil.copytree(_published_checkout, tmp_path, dirs_exist_ok=True)
     return Project(tmp_path)
+
+
+@pytest.fixture(scope="session")
+def browser():
+    """The headless Chromium the browser tests drive (see test_site_browser.py)."""
+    from test_site_browser import launched_chromium
+
+    with launched_chromium() as chromium:
+        yield chromium
 
 
 @pytest.fixture(scope="session")

@@ -18,6 +18,7 @@ from __future__ import annotations
 import html
 import os
 import re
+from contextlib import contextmanager
 from pathlib import Path
 from urllib.parse import urljoin, urlsplit
 from xml.etree import ElementTree
@@ -68,8 +69,10 @@ def _chromium_missing(reason: str) -> None:
     pytest.skip(reason)
 
 
-@pytest.fixture(scope="session")
-def browser():
+@contextmanager
+def launched_chromium():
+    """Chromium for the session (conftest's ``browser`` fixture, shared by every browser test
+    module: Playwright's sync API runs once per process)."""
     try:
         from playwright.sync_api import sync_playwright
     except ImportError:

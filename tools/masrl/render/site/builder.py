@@ -28,6 +28,7 @@ from masrl.files import write_if_changed
 from masrl.model.project import Corpus, Project
 from masrl.render.site.browse import browse_pages
 from masrl.render.site.citation import ProjectAddresses, project_addresses
+from masrl.render.site.citation_graph import citation_pages, graph_files
 from masrl.render.site.context import CHECKOUT_ROOT, SiteContext
 from masrl.render.site.downloads import download_files
 from masrl.render.site.entries import entry_pages
@@ -93,7 +94,14 @@ def default_paths(
 def generated_pages(ctx: SiteContext) -> dict[str, str]:
     """Every generated Markdown page, by its path in the docs folder."""
     pages: dict[str, str] = {}
-    for part in (entry_pages, browse_pages, report_pages, table_pages, living_pages):
+    for part in (
+        entry_pages,
+        browse_pages,
+        report_pages,
+        table_pages,
+        living_pages,
+        citation_pages,
+    ):
         pages.update(part(ctx))
     trace_markdown, _ = trace_pages(ctx)
     pages.update(trace_markdown)
@@ -121,6 +129,7 @@ def generated_files(ctx: SiteContext) -> dict[str, bytes]:
         **download_files(ctx),
         **figure_files(ctx),
         **living_files(ctx),
+        **graph_files(ctx),
         AXES_CSS: axes_css(ctx).encode("utf-8"),
     }
     _, trace_files = trace_pages(ctx)

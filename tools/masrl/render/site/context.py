@@ -15,6 +15,7 @@ from functools import cache, cached_property
 from pathlib import Path
 
 from masrl.derive import stats as corpus_stats
+from masrl.model.citations import CitationGraph, load_graph
 from masrl.model.project import Corpus
 from masrl.model.records import Entry
 from masrl.render.site.escape import anchor_id, html_attr, html_text, md_text
@@ -138,6 +139,28 @@ class SiteContext:
     @cached_property
     def by_key(self) -> dict[str, Entry]:
         return {e.key: e for e in self.corpus.entries}
+
+    @cached_property
+    def citations(self) -> CitationGraph:
+        """citations/graph.yaml (empty when absent); an InputError names a key that is no entry."""
+        return load_graph(self.corpus.project, set(self.by_key))
+
+    @cached_property
+    def citations_known(self) -> set[str]:
+        """Entries whose reference list is known (from OpenAlex or read by hand)."""
+        return self.citations.references_known() & set(self.by_key)
+
+    @cached_property
+    def lineage(self) -> dict[str, tuple[list[str], list[str]]]:
+        """Per entry: (the entries it cites, the entries citing it), each sorted; asked of the
+        graph once per entry that has an edge, since the entry pages, the graph page and its
+        data all read them."""
+        graph = self.citations
+        linked = {key for edge in graph.edges for key in edge.pair}
+        return {
+            key: (graph.builds_on(key), graph.built_upon_by(key)) if key in linked else ([], [])
+            for key in self.by_key
+        }
 
     @cached_property
     def reward_credit_cells(self) -> dict[tuple[str, str], list[Entry]]:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 
 from masrl.model.records import Entry
+from masrl.render.site.citation_graph import lineage_markdown
 from masrl.render.site.context import (
     SiteContext,
     browse_page,
@@ -205,6 +206,7 @@ def entry_markdown(ctx: SiteContext, entry: Entry) -> str:
     if entry.notes and entry.notes.strip():
         sections += ["## Curator notes", "", md_text(entry.notes), ""]
     sections += ["## BibTeX", "", code_block(ctx.bibtex[entry.key], "bibtex"), ""]
+    sections += [lineage_markdown(ctx, entry), ""]
     sections += ["## Same reward × credit cell", "", _same_cell(ctx, page, entry), ""]
     return "\n".join(sections)
 

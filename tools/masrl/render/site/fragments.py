@@ -122,6 +122,7 @@ def newest(ctx: SiteContext, page: str, count: int = 5) -> str:
 
 def downloads(ctx: SiteContext, page: str) -> str:
     from masrl.render.site import downloads as files
+    from masrl.render.site.citation_graph import GRAPH_DATA
 
     rows = [
         [
@@ -147,6 +148,10 @@ def downloads(ctx: SiteContext, page: str) -> str:
         [
             f'<a href="{html_href(page, files.TABLE_DATA)}" download>entries.json</a>',
             "The data behind the interactive table",
+        ],
+        [
+            f'<a href="{html_href(page, GRAPH_DATA)}" download>citations.json</a>',
+            "The citation graph among entries (nodes, edges, coverage), as its page draws it",
         ],
     ]
     return table(["File", "What it holds"], rows)
