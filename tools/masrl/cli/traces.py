@@ -242,7 +242,7 @@ def import_command(file, source_format, output, limits) -> None:
     if output is None:
         click.echo(text, nl=False)
     else:
-        from ..model.yamlio import write_atomic
+        from ..files import write_atomic
 
         write_atomic(output, text)
     click.echo(summary.as_text(), err=True)
@@ -279,7 +279,7 @@ def export_command(file, target, output, line, limits) -> None:
       masrl trace export run.json --to perfetto -o run.perfetto.json
       (then open run.perfetto.json at https://ui.perfetto.dev)
     """
-    from ..model.yamlio import write_atomic
+    from ..files import write_atomic
     from ..traces.export_perfetto import export_perfetto
 
     write_atomic(output, export_perfetto(file, line, limits))
