@@ -222,16 +222,16 @@ def test_venue_spellings_come_from_the_vocabulary(mini_project):
     for venue in ("NeurIPS 2025", "arXiv", "Findings of ACL 2024", "Blog"):
         write_entry(mini_project.root, entry_data("alpha2025", venue=venue), name="alpha2025")
         assert problems_for(mini_project) == [], venue
-    write_entry(mini_project.root, entry_data("alpha2025", venue="EMNLP 2024"), name="alpha2025")
+    write_entry(mini_project.root, entry_data("alpha2025", venue="KDD 2024"), name="alpha2025")
     message = only_error(mini_project)
-    assert "unknown venue 'EMNLP 2024'" in message and "taxonomy/venues.yaml" in message
+    assert "unknown venue 'KDD 2024'" in message and "taxonomy/venues.yaml" in message
     vocabulary = mini_project.root / "taxonomy" / "venues.yaml"
     vocabulary.write_text(
         vocabulary.read_text()
-        + """  - id: emnlp
-    order: 21
-    label: EMNLP
-    definition: Conference on Empirical Methods in Natural Language Processing.
+        + """  - id: kdd
+    order: 26
+    label: KDD
+    definition: ACM SIGKDD Conference on Knowledge Discovery and Data Mining.
     aliases: []
 """
     )
