@@ -199,6 +199,9 @@ def test_title_acronyms_need_capitals_or_digits():
         ("Élodie Marchand", "Marchand, Élodie"),
         ("DeepSeek-AI", "DeepSeek-AI"),
         ("Kimi Team", "Kimi Team"),
+        ("Meta AI", "Meta AI"),
+        ("Ai Han", "Han, Ai"),
+        ("Qingyao Ai", "Ai, Qingyao"),
         ("Liu, Shuo", "Liu, Shuo"),
     ],
 )

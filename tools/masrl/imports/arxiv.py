@@ -189,7 +189,6 @@ _ORGANISATION_WORDS = {
     "consortium",
     "collaboration",
     "project",
-    "ai",
 }
 
 
@@ -212,7 +211,8 @@ def surname_first(name: str) -> str:
 
 
 def _is_organisation(words: list[str]) -> bool:
-    return any(w.casefold() in _ORGANISATION_WORDS or w.endswith("-AI") for w in words)
+    # "AI" only in capitals: "Meta AI" is a lab, "Ai Han" and "Qingyao Ai" are people
+    return any(w.casefold() in _ORGANISATION_WORDS or w == "AI" or w.endswith("-AI") for w in words)
 
 
 def _day(moment: dt.datetime) -> str:

@@ -26,7 +26,7 @@ from masrl.imports.add import (
     generate_key,
     known_records,
 )
-from masrl.imports.csv import ImportPlan, PlannedFile
+from masrl.imports.csv import ImportPlan, PlannedFile, latex_decoder
 from masrl.model import identifiers as ids
 from masrl.model import yamlio
 from masrl.model.identifiers import KEY_PATTERN
@@ -40,7 +40,7 @@ URL_MACRO = re.compile(r"\\url\{([^{}]*)\}")
 
 class DecodeTextFields(_VerbatimFieldsKept, LatexDecodingMiddleware):
     def __init__(self):
-        super().__init__(allow_inplace_modification=True)
+        super().__init__(allow_inplace_modification=True, decoder=latex_decoder())
 
 
 @dataclass

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import csv
+import functools
 import io
 import json
 import os
@@ -10,7 +11,7 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from pylatexenc.latex2text import LatexNodes2Text
+from pylatexenc.latex2text import LatexNodes2Text, MacroTextSpec, get_default_latex_context_db
 
 from masrl.errors import InputError, ProblemsError
 from masrl.exports.csv import (
@@ -74,9 +75,27 @@ def parse_year(text: str) -> int:
     return int(text)
 
 
+@functools.cache
+def latex_decoder() -> LatexNodes2Text:
+    """pylatexenc's decoder, with the text-mode escapes masrl's export writes decoded to the
+    ASCII characters they stand for (pylatexenc gives U+02C6 and U+02DC for these two) and
+    \\url{...} to the bare address (as bibtexparser's own decoder does)."""
+    context = get_default_latex_context_db()
+    context.add_context_category(
+        "masrl-ascii",
+        prepend=True,
+        macros=[
+            MacroTextSpec("textasciicircum", "^"),
+            MacroTextSpec("textasciitilde", "~"),
+            MacroTextSpec("url", simplify_repl="%s"),
+        ],
+    )
+    return LatexNodes2Text(latex_context=context)
+
+
 def latex_to_unicode(text: str) -> str:
     """Gr\\'{e}goire -> Grégoire; text without a backslash is returned untouched."""
-    return LatexNodes2Text().latex_to_text(text).strip() if "\\" in text else text
+    return latex_decoder().latex_to_text(text).strip() if "\\" in text else text
 
 
 def entry_data_from_row(row: dict[str, str], taxonomy: Taxonomy | None = None) -> dict:
