@@ -2,13 +2,11 @@
 
 from __future__ import annotations
 
-import atexit
 import functools
 import json
 import os
 import re
 import shutil
-import sys
 from pathlib import Path
 
 import pytest
@@ -47,19 +45,6 @@ def examples(suite: int) -> int:
 settings.register_profile("ci", derandomize=True, database=None, print_blob=True)
 if os.environ.get("CI", "").lower() == "true":
     settings.load_profile("ci")
-
-
-def _end_worker_at_once() -> None:
-    """An xdist worker's results are with the controller by now, and the controller waits for the
-    worker's process to end: tearing down its interpreter (every module the suite imported) took a
-    second at the end of every run. Not under coverage, which writes its data at exit."""
-    if os.environ.get("PYTEST_XDIST_WORKER") and "coverage" not in sys.modules:
-        sys.stdout.flush()
-        sys.stderr.flush()
-        os._exit(0)
-
-
-atexit.register(_end_worker_at_once)  # registered early, so it runs after the handlers of the tests
 
 
 # Rendered figures are cached by content hash; tests keep that cache inside the checkout.

@@ -252,7 +252,7 @@ def test_absurd_durations_and_times_are_errors_not_overflows(tmp_path):
     assert not report.ok and {p.code for p in report.problems} == {"too_large"}
     trace = small_trace()
     trace["events"][5]["t"] = 1e300
-    assert [p.path for p in validate_trace(trace).problems] == ["events[5].t"]
+    assert [p.pointer for p in validate_trace(trace).problems] == ["events[5].t"]
     path = write(tmp_path / "big.json", json.dumps(with_durations(1e308)))
     for name, args in trace_commands(path, tmp_path).items():
         code, output = masrl(*args)
@@ -264,7 +264,7 @@ def test_numbers_beyond_float_range_are_errors(tmp_path):
     huge = "9" * 400  # a JSON integer no 64-bit float holds
     text = json.dumps(small_trace()).replace('"tokens": 100', f'"tokens": {huge}')
     path = write(tmp_path / "huge.json", text)
-    assert [(p.path, p.code) for p in validate_file(path).problems] == [
+    assert [(p.pointer, p.code) for p in validate_file(path).problems] == [
         ("costs.tokens", "out_of_range")
     ]
     code, output = masrl("trace", "metrics", path)

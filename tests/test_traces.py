@@ -103,10 +103,10 @@ def problems_of(trace, **kwargs):
 
 
 def only_error(trace) -> tuple[str, str]:
-    """(path, code) of the single error the trace must have."""
+    """(pointer, code) of the single error the trace must have."""
     errors = [p for p in problems_of(trace) if p.severity == "error"]
     assert len(errors) == 1, [p.as_text() for p in errors]
-    return errors[0].path, errors[0].code
+    return errors[0].pointer, errors[0].code
 
 
 def write(path: Path, text: str | bytes) -> Path:
@@ -289,7 +289,7 @@ def test_unknown_event_fields_are_allowed():
 def test_duplicate_event_id():
     trace = mutated(lambda t: t["events"][3].update(id="e1"))
     problems = [p for p in problems_of(trace) if p.severity == "error"]
-    assert [(p.path, p.code) for p in problems] == [("events[3].id", "duplicate_id")]
+    assert [(p.pointer, p.code) for p in problems] == [("events[3].id", "duplicate_id")]
     assert "events[1]" in problems[0].message
 
 
@@ -307,7 +307,7 @@ def test_self_loop():
 @pytest.mark.parametrize("edge_type", ["causal", "spawn", "message", "return"])
 def test_ordered_edges_must_not_point_back_in_time(edge_type):
     trace = mutated(lambda t: t["edges"].append({"src": "e4", "dst": "e2", "type": edge_type}))
-    errors = [(p.path, p.code) for p in problems_of(trace) if p.severity == "error"]
+    errors = [(p.pointer, p.code) for p in problems_of(trace) if p.severity == "error"]
     assert ("edges[5]", "backwards_edge") in errors
 
 
@@ -317,7 +317,7 @@ def test_other_edges_back_in_time_only_warn(edge_type):
     trace = mutated(lambda t: t["edges"].append({"src": "e5", "dst": "e0", "type": edge_type}))
     report = validate_trace(trace)
     first = report.problems[0]
-    assert (first.path, first.code, first.severity) == (
+    assert (first.pointer, first.code, first.severity) == (
         "edges[5]",
         "backwards_edge",
         "warning",
@@ -360,13 +360,13 @@ def test_nan_and_infinity_in_python_objects():
     trace = mutated(lambda t: t["costs"].update(tokens=math.nan))
     trace["rewards"]["team"] = -math.inf
     trace["events"][0]["t"] = math.inf
-    found = {(p.path, p.code) for p in problems_of(trace)}
+    found = {(p.pointer, p.code) for p in problems_of(trace)}
     assert {
         ("costs.tokens", "non_finite"),
         ("rewards.team", "non_finite"),
         ("events[0].t", "non_finite"),
     } <= found
-    assert "NaN" in next(p.message for p in problems_of(trace) if p.path == "costs.tokens")
+    assert "NaN" in next(p.message for p in problems_of(trace) if p.pointer == "costs.tokens")
 
 
 def test_nan_and_infinity_literals_in_files(tmp_path):
@@ -377,14 +377,14 @@ def test_nan_and_infinity_literals_in_files(tmp_path):
     )
     path = write(tmp_path / "nan.json", text)
     report = validate_file(path)
-    assert {(p.path, p.code) for p in report.problems} == {
+    assert {(p.pointer, p.code) for p in report.problems} == {
         ("costs.tokens", "non_finite"),
         ("events[3].t", "non_finite"),
     }
     too_big = write(
         tmp_path / "big.json", json.dumps(small_trace()).replace('"tokens": 100', '"tokens": 1e400')
     )
-    assert [(p.path, p.code) for p in validate_file(too_big).problems] == [
+    assert [(p.pointer, p.code) for p in validate_file(too_big).problems] == [
         ("costs.tokens", "non_finite")
     ]
 
@@ -392,7 +392,7 @@ def test_nan_and_infinity_literals_in_files(tmp_path):
 def test_count_mismatch_warns_but_passes():
     report = validate_trace(mutated(lambda t: t["costs"].update(messages=3, tool_calls=2)))
     assert report.ok
-    assert {(p.path, p.code) for p in report.problems} == {
+    assert {(p.pointer, p.code) for p in report.problems} == {
         ("costs.messages", "count_mismatch"),
         ("costs.tool_calls", "count_mismatch"),
     }
@@ -403,7 +403,7 @@ def test_reward_channels_outside_the_vocabulary_warn():
         mutated(lambda t: t["rewards"].update({"orchestration": 0.3, "agent:worker": 1, "R7": 0.1}))
     )
     assert report.ok
-    assert [(p.path, p.code) for p in report.problems] == [
+    assert [(p.pointer, p.code) for p in report.problems] == [
         ("rewards.orchestration", "reward_channel")
     ]
     assert "orchestrator" in report.problems[0].hint
@@ -414,7 +414,7 @@ def test_spawn_without_target_and_stop_without_reason_warn():
     trace["events"].append({"id": "e6", "t": 6, "type": "spawn", "agent": "boss"})
     report = validate_trace(trace)
     assert report.ok
-    assert {(p.path, p.code) for p in report.problems} == {
+    assert {(p.pointer, p.code) for p in report.problems} == {
         ("events[5].reason", "stop_without_reason"),
         ("events[6]", "spawn_without_target"),
     }
@@ -453,7 +453,7 @@ def test_jsonl_errors_name_the_line(tmp_path):
     path = write(tmp_path / "runs.jsonl", "\n".join(lines) + "\n")
     report = validate_file(path)
     assert (report.traces, report.invalid_traces) == (4, 2)
-    assert [(p.line, p.path, p.code) for p in report.problems] == [
+    assert [(p.line, p.pointer, p.code) for p in report.problems] == [
         (3, "events[1].t", "minimum"),
         (4, "$", "parse"),
     ]
@@ -491,9 +491,9 @@ def test_garbage_files_give_one_clear_error(tmp_path, name):
     report = validate_file(write(tmp_path / name, content))
     assert report.errors == 1
     problem = report.problems[0]
-    assert (problem.code, problem.path) == (code, "$")
+    assert (problem.code, problem.pointer) == (code, "$")
     assert words in problem.message
-    assert problem.file == str(tmp_path / name)
+    assert problem.path == str(tmp_path / name)
 
 
 def test_truncated_jsonl_gzip_keeps_the_lines_before_the_damage(tmp_path):
@@ -692,7 +692,7 @@ def test_cli_validate_ok_and_invalid(tmp_path):
     assert result.exit_code == 1
     assert f"{bad}: error: events[2].t: must be at least 0" in result.output
     payload = json.loads(invoke("validate", bad, "--format", "json").output)
-    assert payload["ok"] is False and payload["problems"][0]["path"] == "events[2].t"
+    assert payload["ok"] is False and payload["problems"][0]["pointer"] == "events[2].t"
     github = invoke("validate", bad, "--format", "github").output
     assert github.startswith("::error file=") and "events[2].t" in github
 

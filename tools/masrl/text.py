@@ -71,17 +71,30 @@ def terminal_safe(text: str) -> str:
     return _FORBIDDEN.sub(lambda m: m.group().encode("unicode_escape").decode("ascii"), text)
 
 
-def did_you_mean(
+def closest(
     value: str, choices: list[str] | tuple[str, ...], labels: dict[str, str] | None = None
-) -> str:
-    """' Did you mean 'x'?' for the closest choice (case-insensitive, labels too), or ''."""
+) -> str | None:
+    """The choice ``value`` most likely meant (case-insensitive, '-' and ' ' read as '_', a
+    choice's label too), or None when none is close."""
+    choices = list(choices)
     folded = str(value).casefold().replace("-", "_").replace(" ", "_")
     for choice in choices:
         label = (labels or {}).get(choice, "")
         if folded in (choice.casefold(), label.casefold().replace("-", "_").replace(" ", "_")):
-            return f" Did you mean '{choice}'?"
+            return choice
     close = difflib.get_close_matches(folded, [c.casefold() for c in choices], n=1, cutoff=0.6)
-    if close:
-        match = next(c for c in choices if c.casefold() == close[0])
-        return f" Did you mean '{match}'?"
-    return ""
+    return next(c for c in choices if c.casefold() == close[0]) if close else None
+
+
+def did_you_mean(
+    value: str, choices: list[str] | tuple[str, ...], labels: dict[str, str] | None = None
+) -> str:
+    """' Did you mean 'x'?' for the closest choice, to end a message, or ''."""
+    match = closest(value, choices, labels)
+    return f" Did you mean '{match}'?" if match is not None else ""
+
+
+def mistyped_hint(value: str, choices) -> str:
+    """ "did you mean 'x'?" for the closest choice, as a hint of its own, or ''."""
+    match = closest(value, sorted(choices))
+    return f"did you mean '{match}'?" if match is not None else ""

@@ -14,7 +14,6 @@ from dataclasses import asdict, dataclass, field
 
 from pydantic import ValidationError
 
-from masrl.annotations import github_annotation
 from masrl.check.layout import stray_files
 from masrl.check.rules import unknown_rule_fields
 from masrl.check.titles import OVERRIDES_FILE, load_overrides, similar_title_pairs
@@ -37,30 +36,10 @@ from masrl.model.records import (
 )
 from masrl.model.taxonomy import Taxonomy
 from masrl.model.venues import canonical_venue, split_venue, venue_axis
+from masrl.problems import Problem
 from masrl.text import did_you_mean, forbidden_characters
 
 NOT_APPLICABLE_SPELLINGS = {"na", "n/a", "none", "null", "-", "not applicable"}
-
-
-@dataclass(frozen=True)
-class Problem:
-    path: str
-    line: int
-    message: str
-    hint: str = ""
-    severity: str = "error"  # error | warning
-    code: str = ""
-
-    def as_text(self) -> str:
-        text = f"{self.path}:{self.line}: {self.severity}: {self.message}"
-        return text + (f"\n    hint: {self.hint}" if self.hint else "")
-
-    def as_github(self) -> str:
-        level = "error" if self.severity == "error" else "warning"
-        message = self.message + (f". Hint: {self.hint}" if self.hint else "")
-        return github_annotation(
-            level, self.path, self.line, f"masrl validate {self.code}", message
-        )
 
 
 @dataclass
@@ -797,19 +776,15 @@ def validate_project(project: Project, allow_placeholders: bool = False) -> Repo
         problems.append(Problem(*found))
     from masrl.screening.rounds import round_problems  # rounds are screening data
 
-    for rp in round_problems(project, [(rel, record) for rel, record, _ in identity_items]):
-        problems.append(Problem(rp.path, rp.line, rp.message, rp.hint, "error", "round"))
+    problems += round_problems(project, [(rel, record) for rel, record, _ in identity_items])
     from masrl.model.citations import read_graph
 
-    _, graph_problems = read_graph(project, {path.stem for path in project.entry_paths()})
-    for gp in graph_problems:
-        problems.append(Problem(gp.path, gp.line, gp.message, gp.hint, "error", "citations"))
+    problems += read_graph(project, {path.stem for path in project.entry_paths()})[1]
     from masrl.screening.tag_readings import (
         tag_problems,  # independent tag readings by several screeners
     )
 
-    for tp in tag_problems(project, taxonomy):
-        problems.append(Problem(tp.path, tp.line, tp.message, tp.hint, "error", "tag-readings"))
+    problems += tag_problems(project, taxonomy)
     if not files_read:
         problems.append(
             Problem(

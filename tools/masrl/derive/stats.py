@@ -74,17 +74,9 @@ class Field:
     nullable: bool
 
 
-_COUNTABLE: dict[tuple, MappingProxyType] = {}
-
-
 def countable_fields(taxonomy: Taxonomy) -> Mapping[str, Field]:
-    """Every field that statistics, gaps and claims can count, by name (read-only; computed once
-    per taxonomy: every label and every claim asks, so a build stays linear in the corpus)."""
-    key = (taxonomy.fingerprint, tuple((a.name, a.label) for a in taxonomy.axes.values()))
-    known = _COUNTABLE.get(key)
-    if known is None:
-        known = _COUNTABLE[key] = MappingProxyType(_countable_fields(taxonomy))
-    return known
+    """Every field that statistics, gaps and claims can count, by name (read-only)."""
+    return taxonomy.derived("countable fields", lambda t: MappingProxyType(_countable_fields(t)))
 
 
 def _countable_fields(taxonomy: Taxonomy) -> dict[str, Field]:

@@ -20,8 +20,8 @@ show them; ``load_graph`` raises on the first. Reading never touches the network
 from __future__ import annotations
 
 import datetime as dt
+import functools
 from collections.abc import Iterable
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
@@ -30,6 +30,10 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 from masrl.errors import InputError
 from masrl.files import write_atomic
 from masrl.model import yamlio
+from masrl.problems import Problem
+
+# every problem of this file kind carries the code that names it in annotations
+_problem = functools.partial(Problem, code="citations")
 
 GRAPH_FILE = Path("citations") / "graph.yaml"
 DEFAULT_API = "https://api.openalex.org"
@@ -163,14 +167,6 @@ def _mapping(name: str, items: dict[str, dict]) -> str:
     return f"{name}:\n" + "".join(lines)
 
 
-@dataclass(frozen=True)
-class GraphProblem:
-    path: str
-    line: int
-    message: str
-    hint: str = ""
-
-
 def _first_error(exc: ValidationError) -> tuple[tuple, str]:
     first = exc.errors()[0]
     message = first.get("msg", "invalid value").removeprefix("Value error, ")
@@ -179,13 +175,13 @@ def _first_error(exc: ValidationError) -> tuple[tuple, str]:
 
 def parse_graph(
     raw, rel: str, entry_keys: set[str] | None = None
-) -> tuple[CitationGraph | None, list[GraphProblem]]:
+) -> tuple[CitationGraph | None, list[Problem]]:
     """The graph from loaded YAML and every problem with it; ``entry_keys`` (the corpus's entry
     keys) also checks that every key the graph names is an entry."""
-    problems: list[GraphProblem] = []
+    problems: list[Problem] = []
 
     def bad(line: int, message: str, hint: str = "") -> None:
-        problems.append(GraphProblem(rel, line, message, hint))
+        problems.append(_problem(rel, line, message, hint))
 
     if not isinstance(raw, yamlio.LineDict):
         bad(
@@ -290,7 +286,7 @@ def read_graph(project, entry_keys: set[str] | None = None):
     try:
         raw = yamlio.load_file(path, root=project.root)
     except yamlio.YamlError as exc:
-        return None, [GraphProblem(rel, exc.line or 1, exc.message, exc.hint or "")]
+        return None, [_problem(rel, exc.line or 1, exc.message, exc.hint or "")]
     return parse_graph(raw, rel, entry_keys)
 
 

@@ -248,18 +248,11 @@ def _kind_of(annotation: Any) -> Kind:
     return next(m for m in annotation.__metadata__ if isinstance(m, Kind))
 
 
-_MODELS: dict[tuple, tuple[type[Entry], type[Exclusion]]] = {}
-
-
 def _models(taxonomy: Taxonomy) -> tuple[type[Entry], type[Exclusion]]:
-    # Building a model takes milliseconds; taxonomies with the same axes share one pair.
-    key = taxonomy.fingerprint
-    if key not in _MODELS:
-        _MODELS[key] = (
-            _build(Entry, ENTRY_CORE, taxonomy),
-            _build(Exclusion, EXCLUSION_CORE, taxonomy),
-        )
-    return _MODELS[key]
+    return taxonomy.derived(
+        "record models",
+        lambda t: (_build(Entry, ENTRY_CORE, t), _build(Exclusion, EXCLUSION_CORE, t)),
+    )
 
 
 def entry_model(taxonomy: Taxonomy) -> type[Entry]:

@@ -8,16 +8,19 @@ from here, so a value added to a YAML file is known everywhere at once.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from collections.abc import Callable
+from dataclasses import dataclass, field, replace
 from functools import cached_property
 from importlib import resources
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from masrl import files
 from masrl.errors import InputError
 from masrl.model import yamlio
 from masrl.model.taxonomy_shape import axis_problem, rules_problem
+
+T = TypeVar("T")
 
 # Files in a taxonomy directory that are not axes.
 NOT_AXES = frozenset({"rules.yaml"})
@@ -154,6 +157,16 @@ class Taxonomy:
     directory: Path
     axes: dict[str, Axis]
     rules: tuple[Rule, ...]
+    # what derived() computed; copies of the same files (load_taxonomy) share it
+    _derived: dict[str, Any] = field(default_factory=dict, compare=False, repr=False)
+
+    def derived(self, name: str, compute: Callable[[Taxonomy], T]) -> T:
+        """``compute(self)``, computed once for these vocabularies: the record models and the
+        countable fields are asked for by every record and every label, so a build stays
+        linear in the corpus. The one cache of what the registry implies."""
+        if name not in self._derived:
+            self._derived[name] = compute(self)
+        return self._derived[name]
 
     def __getitem__(self, name: str) -> Axis:
         return self.axes[name]
@@ -164,11 +177,6 @@ class Taxonomy:
             a for a in self.axes.values() if a.record_field and record in a.record_field.records
         ]
         return tuple(sorted(carried, key=lambda a: a.record_field.position))
-
-    @cached_property
-    def fingerprint(self) -> tuple:
-        """What the record models depend on: every axis's values and field declaration."""
-        return tuple((a.name, a.ids, a.record_field) for a in self.axes.values())
 
     @cached_property
     def axis_of_field(self) -> dict[str, str]:
@@ -212,9 +220,9 @@ class Taxonomy:
         return {v.id: v.extra["family"] for v in self.axes["reward_types"].values}
 
 
-def _parse_conditions(raw: Any, where: str) -> tuple[Condition, ...]:
+def _parse_conditions(raw: Any, path: Path, line: int) -> tuple[Condition, ...]:
     if not isinstance(raw, dict) or not raw:
-        raise TaxonomyError(f"{where}: expected a mapping of field to values")
+        raise TaxonomyError("expected a mapping of field to values", path=path, line=line)
     conditions = []
     for name, allowed in raw.items():
         if allowed in ("*", "-"):
@@ -222,7 +230,9 @@ def _parse_conditions(raw: Any, where: str) -> tuple[Condition, ...]:
         elif isinstance(allowed, list) and allowed:
             conditions.append(Condition(name, tuple(str(a) for a in allowed)))
         else:
-            raise TaxonomyError(f'{where}: {name} must be a list of values, "*" or "-"')
+            raise TaxonomyError(
+                f'{name} must be a list of values, "*" or "-"', path=path, line=line
+            )
     return tuple(conditions)
 
 
@@ -230,18 +240,18 @@ def _load_axis(path: Path) -> Axis:
     try:
         raw = yamlio.load_file(path)
     except FileNotFoundError as exc:
-        raise TaxonomyError(f"{path}: missing vocabulary file") from exc
+        raise TaxonomyError("missing vocabulary file", path=path) from exc
     except yamlio.YamlError as exc:
-        raise TaxonomyError(f"{path}:{exc.line or 1}: {exc.message}") from exc
+        raise TaxonomyError(exc.message, path=path, line=exc.line or 1, hint=exc.hint) from exc
     problem = axis_problem(path, raw)
     if problem:
-        raise TaxonomyError(problem)
+        raise problem.error(TaxonomyError)
     values = []
     for index, item in enumerate(raw["values"]):
         line = raw["values"].line_of(index)
         missing = [k for k in ("id", "label", "definition", "order") if k not in item]
         if missing:
-            raise TaxonomyError(f"{path}:{line}: value is missing {', '.join(missing)}")
+            raise TaxonomyError(f"value is missing {', '.join(missing)}", path=path, line=line)
         extra = {k: v for k, v in item.items() if k not in ("id", "label", "definition", "order")}
         values.append(
             Value(
@@ -258,25 +268,31 @@ def _load_axis(path: Path) -> Axis:
     for place in SHOW_PLACES:
         if place in show and (isinstance(show[place], bool) or not isinstance(show[place], int)):
             raise TaxonomyError(
-                f"{path}:{raw['show'].line_of(place)}: show.{place} must be a whole number (its place in that list)"
+                f"show.{place} must be a whole number (its place in that list)",
+                path=path,
+                line=raw["show"].line_of(place),
             )
     _check_heatmaps(raw, path)
     orders = [v.order for v in values]
     if orders != list(range(1, len(values) + 1)):
         raise TaxonomyError(
-            f"{path}: orders must run 1..{len(values)} in file order, found {orders}"
+            f"orders must run 1..{len(values)} in file order, found {orders}", path=path
         )
     ids = [v.id for v in values]
     if len(set(ids)) != len(ids):
-        raise TaxonomyError(f"{path}: value ids must be unique, found {ids}")
+        raise TaxonomyError(f"value ids must be unique, found {ids}", path=path)
     if raw.get("axis", path.stem) != path.stem:
         raise TaxonomyError(
-            f"{path}:1: axis '{raw.get('axis')}' differs from the file name",
+            f"axis '{raw.get('axis')}' differs from the file name",
+            path=path,
+            line=1,
             hint=f"write axis: {path.stem}",
         )
     order = raw.get("order", 0)
     if isinstance(order, bool) or not isinstance(order, int):
-        raise TaxonomyError(f"{path}:1: order must be a whole number (the axis's place among axes)")
+        raise TaxonomyError(
+            "order must be a whole number (the axis's place among axes)", path=path, line=1
+        )
     return Axis(
         path.stem,
         str(raw.get("label", path.stem)),
@@ -303,12 +319,16 @@ def _check_heatmaps(raw: Any, path: Path) -> None:
             or not all(isinstance(figure[k], str) and figure[k].strip() for k in HEATMAP_KEYS)
         ):
             raise TaxonomyError(
-                f"{path}:{line}: a cross-tab's figure must give exactly name, title and caption as text",
+                "a cross-tab's figure must give exactly name, title and caption as text",
+                path=path,
+                line=line,
                 hint="e.g. figure: {name: heatmap-topology-credit-unit, title: ..., caption: ...}",
             )
         if not re.fullmatch(r"[a-z0-9]+(-[a-z0-9]+)*", figure["name"]):
             raise TaxonomyError(
-                f"{path}:{line}: figure name '{figure['name']}' must be lower-case words joined by '-'",
+                f"figure name '{figure['name']}' must be lower-case words joined by '-'",
+                path=path,
+                line=line,
                 hint="it becomes the file name figures/<name>.svg",
             )
 
@@ -316,22 +336,22 @@ def _check_heatmaps(raw: Any, path: Path) -> None:
 def _field_decl(raw: Any, path: Path, line: int) -> FieldDecl | None:
     if raw is None:
         return None
-    where = f"{path}:{line}"
+    where = {"path": path, "line": line}
     if not isinstance(raw, dict) or not isinstance(raw.get("name"), str):
-        raise TaxonomyError(f"{where}: field must be a mapping with at least a name")
+        raise TaxonomyError("field must be a mapping with at least a name", **where)
     records = raw.get("records", ["entry"])
     if not isinstance(records, list) or not records or any(r not in RECORD_KINDS for r in records):
         raise TaxonomyError(
-            f"{where}: field.records must list record kinds among {list(RECORD_KINDS)}"
+            f"field.records must list record kinds among {list(RECORD_KINDS)}", **where
         )
     flags = {}
     for name, default in (("many", False), ("nullable", False), ("required", True)):
         flags[name] = raw.get(name, default)
         if not isinstance(flags[name], bool):
-            raise TaxonomyError(f"{where}: field.{name} must be true or false")
+            raise TaxonomyError(f"field.{name} must be true or false", **where)
     position = raw.get("position", 99)
     if isinstance(position, bool) or not isinstance(position, int):
-        raise TaxonomyError(f"{where}: field.position must be a whole number")
+        raise TaxonomyError("field.position must be a whole number", **where)
     return FieldDecl(
         raw["name"],
         tuple(records),
@@ -349,19 +369,19 @@ def _load_rules(path: Path) -> tuple[Rule, ...]:
     try:
         raw = yamlio.load_file(path)
     except yamlio.YamlError as exc:
-        raise TaxonomyError(f"{path}:{exc.line or 1}: {exc.message}") from exc
+        raise TaxonomyError(exc.message, path=path, line=exc.line or 1, hint=exc.hint) from exc
     problem = rules_problem(path, raw)
     if problem:
-        raise TaxonomyError(problem)
+        raise problem.error(TaxonomyError)
     raw = raw or {}
     rules = []
     for index, item in enumerate(raw.get("rules", [])):
-        where = f"{path}:{raw['rules'].line_of(index)}"
+        line = raw["rules"].line_of(index)
         rules.append(
             Rule(
                 id=str(item["id"]),
-                when=_parse_conditions(item.get("when"), where),
-                then=_parse_conditions(item.get("then"), where),
+                when=_parse_conditions(item.get("when"), path, line),
+                then=_parse_conditions(item.get("then"), path, line),
                 message=str(item.get("message", "")),
                 hint=str(item.get("hint", "")),
             )
@@ -369,52 +389,28 @@ def _load_rules(path: Path) -> tuple[Rule, ...]:
     return tuple(rules)
 
 
-# Folder -> (the files' names, sizes and modification times, the taxonomy read from them): a site
-# build or a check reads the same vocabularies several times (live corpus, snapshot, claims).
-_LOADED: dict[str, tuple[tuple, Taxonomy]] = {}
-
-
-def _fingerprint(directory: Path) -> tuple | None:
-    try:
-        return tuple(
-            (p.name, st.st_mtime_ns, st.st_size, st.st_ino)
-            for p in sorted(directory.iterdir())
-            for st in (p.lstat(),)
-        )
-    except OSError:
-        return None
+# The files' names and bytes -> the taxonomy read from them: a site build or a check asks for
+# the same vocabularies several times (live corpus, snapshot, claims), and a copy of them in
+# another folder (a snapshot's, a temporary checkout's) is parsed once per process. Keyed on
+# content, so an edited file is always read again.
+_READ: dict[tuple, Taxonomy] = {}
 
 
 def load_taxonomy(directory: Path | None = None) -> Taxonomy:
-    """Load every axis and the rules from ``directory`` (default: the packaged copy); read again
-    only when a file of the folder changed."""
+    """Load every axis and the rules from ``directory`` (default: the packaged copy)."""
     directory = Path(directory) if directory is not None else packaged_taxonomy_dir()
     if not directory.is_dir():
-        raise TaxonomyError(f"{directory}: missing taxonomy directory")
-    fingerprint = _fingerprint(directory)
-    cached = _LOADED.get(str(directory))
-    if fingerprint is not None and cached is not None and cached[0] == fingerprint:
-        return cached[1]
+        raise TaxonomyError("missing taxonomy directory", path=directory)
     contents = _contents(directory)
-    known = _BY_CONTENT.get(contents) if contents is not None else None
-    if known is not None:
-        taxonomy = Taxonomy(directory, dict(known.axes), known.rules)
-    else:
-        taxonomy = _read_taxonomy(directory)
-        if contents is not None:
-            if len(_BY_CONTENT) > 16:
-                _BY_CONTENT.clear()
-            _BY_CONTENT[contents] = taxonomy
-    if fingerprint is not None:
-        if len(_LOADED) > 64:
-            _LOADED.clear()
-        _LOADED[str(directory)] = (fingerprint, taxonomy)
-    return taxonomy
-
-
-# The files' names and bytes -> the taxonomy read from them: a copy of the same vocabularies in
-# another folder (a snapshot's, a temporary checkout's) is parsed once per process.
-_BY_CONTENT: dict[tuple, Taxonomy] = {}
+    if contents is None:
+        return _read_taxonomy(directory)
+    known = _READ.get(contents)
+    if known is None:
+        if len(_READ) > 16:
+            _READ.clear()
+        known = _READ[contents] = _read_taxonomy(directory)
+    # a copy in another folder shares what was derived from the same files (see derived())
+    return known if known.directory == directory else replace(known, directory=directory)
 
 
 def _contents(directory: Path) -> tuple | None:
@@ -434,19 +430,21 @@ def _read_taxonomy(directory: Path) -> Taxonomy:
     axes = {axis.name: axis for axis in sorted(loaded, key=lambda a: (a.order, a.name))}
     for required in ("categories", "reward_families", "reward_types"):
         if required not in axes:
-            raise TaxonomyError(f"{directory / (required + '.yaml')}: missing vocabulary file")
+            raise TaxonomyError("missing vocabulary file", path=directory / (required + ".yaml"))
     fields = [(a.field_name, a.name) for a in axes.values() if a.field_name]
     seen: dict[str, str] = {}
     for name, axis_name in fields:
         if name in seen:
             raise TaxonomyError(
-                f"{directory / (axis_name + '.yaml')}: field '{name}' is already carried by axis {seen[name]}"
+                f"field '{name}' is already carried by axis {seen[name]}",
+                path=directory / (axis_name + ".yaml"),
             )
         seen[name] = axis_name
     families = set(axes["reward_families"].ids)
     for value in axes["reward_types"].values:
         if value.extra.get("family") not in families:
             raise TaxonomyError(
-                f"{directory / 'reward_types.yaml'}: reward type {value.id} needs a family among {sorted(families)}"
+                f"reward type {value.id} needs a family among {sorted(families)}",
+                path=directory / "reward_types.yaml",
             )
     return Taxonomy(directory, axes, _load_rules(directory / "rules.yaml"))

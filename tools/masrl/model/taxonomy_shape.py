@@ -10,6 +10,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from masrl.problems import Problem
+
 VALUE_KEYS = ("id", "label", "definition", "order")
 
 
@@ -19,52 +21,58 @@ def _line(node: Any, key: str | int | None = None) -> int:
     return getattr(node, "line", 1)
 
 
-def axis_problem(path: Path, raw: Any) -> str | None:
-    """None when ``raw`` has the shape of a vocabulary file; else 'path:line: what is wrong'."""
+def axis_problem(path: Path, raw: Any) -> Problem | None:
+    """None when ``raw`` has the shape of a vocabulary file; else what is wrong, and where."""
     if not isinstance(raw, dict) or not isinstance(raw.get("values"), list):
-        return (
-            f"{path}:1: expected a mapping with keys axis, label, description and a list of values"
+        return Problem(
+            str(path),
+            1,
+            "expected a mapping with keys axis, label, description and a list of values",
         )
     for key in ("label", "description"):
         if key in raw and not isinstance(raw[key], str):
-            return f"{path}:{_line(raw, key)}: '{key}' must be text"
+            return Problem(str(path), _line(raw, key), f"'{key}' must be text")
     for index, item in enumerate(raw["values"]):
         line = _line(raw["values"], index)
         if not isinstance(item, dict):
-            return f"{path}:{line}: each value must be a mapping with {', '.join(VALUE_KEYS)}"
+            return Problem(
+                str(path), line, f"each value must be a mapping with {', '.join(VALUE_KEYS)}"
+            )
         missing = [k for k in VALUE_KEYS if k not in item]
         if missing:
-            return f"{path}:{line}: value is missing {', '.join(missing)}"
+            return Problem(str(path), line, f"value is missing {', '.join(missing)}")
         for key in ("id", "label", "definition"):
             if (
                 not isinstance(item[key], str | int)
                 or isinstance(item[key], bool)
                 or not str(item[key]).strip()
             ):
-                return f"{path}:{_line(item, key)}: '{key}' must be non-empty text"
+                return Problem(str(path), _line(item, key), f"'{key}' must be non-empty text")
         if not isinstance(item["order"], int) or isinstance(item["order"], bool):
-            return f"{path}:{_line(item, 'order')}: 'order' must be a whole number"
+            return Problem(str(path), _line(item, "order"), "'order' must be a whole number")
     return None
 
 
-def rules_problem(path: Path, raw: Any) -> str | None:
-    """None when ``raw`` has the shape of rules.yaml; else 'path:line: what is wrong'."""
+def rules_problem(path: Path, raw: Any) -> Problem | None:
+    """None when ``raw`` has the shape of rules.yaml; else what is wrong, and where."""
     if raw is None:
         return None
     if not isinstance(raw, dict):
-        return f"{path}:1: expected a mapping with a list under 'rules'"
+        return Problem(str(path), 1, "expected a mapping with a list under 'rules'")
     rules = raw.get("rules", [])
     if not isinstance(rules, list):
-        return f"{path}:{_line(raw, 'rules')}: 'rules' must be a list"
+        return Problem(str(path), _line(raw, "rules"), "'rules' must be a list")
     for index, item in enumerate(rules):
         line = _line(rules, index)
         if not isinstance(item, dict):
-            return f"{path}:{line}: each rule must be a mapping with id, when, then, message, hint"
+            return Problem(
+                str(path), line, "each rule must be a mapping with id, when, then, message, hint"
+            )
         if not isinstance(item.get("id"), str | int) or isinstance(item.get("id"), bool):
-            return f"{path}:{line}: each rule needs an id"
+            return Problem(str(path), line, "each rule needs an id")
         for key in ("message", "hint"):
             if key in item and not isinstance(item[key], str):
-                return f"{path}:{_line(item, key)}: '{key}' must be text"
+                return Problem(str(path), _line(item, key), f"'{key}' must be text")
         for key in ("when", "then"):
             conditions = item.get(key)
             if isinstance(conditions, dict):
@@ -72,5 +80,9 @@ def rules_problem(path: Path, raw: Any) -> str | None:
                     if isinstance(allowed, list) and not all(
                         isinstance(a, str | int) and not isinstance(a, bool) for a in allowed
                     ):
-                        return f"{path}:{_line(conditions, name)}: the values of '{name}' must be plain values"
+                        return Problem(
+                            str(path),
+                            _line(conditions, name),
+                            f"the values of '{name}' must be plain values",
+                        )
     return None

@@ -8,12 +8,17 @@ ran and the sources it searched. Every record names its round; ``round_problems`
 from __future__ import annotations
 
 import datetime as dt
+import functools
 import re
 from dataclasses import dataclass
 from pathlib import Path
 
 from masrl.errors import InputError
 from masrl.model import yamlio
+from masrl.problems import Problem
+
+# every problem of this file kind carries the code that names it in annotations
+_problem = functools.partial(Problem, code="round")
 
 ROUNDS_FILE = Path("screening") / "rounds.yaml"
 ROUND_ID_PATTERN = re.compile(r"^[a-z0-9][a-z0-9.-]*[a-z0-9]$")
@@ -36,14 +41,6 @@ class Round:
     terms: tuple[tuple[str, tuple[str, ...]], ...] = ()  # (query family, its terms) as run
 
 
-@dataclass(frozen=True)
-class RoundProblem:
-    path: str
-    line: int
-    message: str
-    hint: str = ""
-
-
 def _is_date(value) -> bool:
     try:
         return isinstance(value, str) and bool(dt.date.fromisoformat(value)) and len(value) == 10
@@ -51,12 +48,12 @@ def _is_date(value) -> bool:
         return False
 
 
-def parse_rounds(raw, rel: str, taxonomy) -> tuple[list[Round], list[RoundProblem]]:
+def parse_rounds(raw, rel: str, taxonomy) -> tuple[list[Round], list[Problem]]:
     """Rounds from loaded YAML, with a problem (file, line, fix) for everything wrong."""
-    problems: list[RoundProblem] = []
+    problems: list[Problem] = []
     if not isinstance(raw, yamlio.LineDict) or not isinstance(raw.get("rounds"), list):
         return [], [
-            RoundProblem(
+            _problem(
                 rel,
                 1,
                 "expected a mapping with one key, rounds, holding a list of rounds",
@@ -68,13 +65,13 @@ def parse_rounds(raw, rel: str, taxonomy) -> tuple[list[Round], list[RoundProble
         line = raw["rounds"].line_of(index)
         if not isinstance(item, yamlio.LineDict):
             problems.append(
-                RoundProblem(rel, line, "a round must be a mapping with " + ", ".join(ROUND_FIELDS))
+                _problem(rel, line, "a round must be a mapping with " + ", ".join(ROUND_FIELDS))
             )
             continue
         before = len(problems)
 
         def bad(key, message, hint="", item=item):
-            problems.append(RoundProblem(rel, item.line_of(key), message, hint))
+            problems.append(_problem(rel, item.line_of(key), message, hint))
 
         for key in item:
             if key not in ROUND_FIELDS + OPTIONAL_ROUND_FIELDS:
@@ -190,7 +187,7 @@ def load_rounds(project) -> list[Round]:
     return rounds
 
 
-def read_rounds(project) -> tuple[list[Round], list[RoundProblem]]:
+def read_rounds(project) -> tuple[list[Round], list[Problem]]:
     path = project.root / ROUNDS_FILE
     rel = ROUNDS_FILE.as_posix()
     if not path.is_file():
@@ -198,11 +195,11 @@ def read_rounds(project) -> tuple[list[Round], list[RoundProblem]]:
     try:
         raw = yamlio.load_file(path)
     except yamlio.YamlError as exc:
-        return [], [RoundProblem(rel, exc.line or 1, exc.message, exc.hint or "")]
+        return [], [_problem(rel, exc.line or 1, exc.message, exc.hint or "")]
     return parse_rounds(raw, rel, project.taxonomy())
 
 
-def round_problems(project, records) -> list[RoundProblem]:
+def round_problems(project, records) -> list[Problem]:
     """Problems with the rounds file, and each record whose round is not in it.
 
     records: (relative path, RawRecord) pairs of parsed data files.
@@ -221,7 +218,7 @@ def round_problems(project, records) -> list[RoundProblem]:
         else:
             hint = f"known rounds: {', '.join(sorted(known)) or 'none'}; add the round to {ROUNDS_FILE.as_posix()}"
         problems.append(
-            RoundProblem(rel, record.line_of("round"), f"unknown screening round '{value}'", hint)
+            _problem(rel, record.line_of("round"), f"unknown screening round '{value}'", hint)
         )
     return problems
 

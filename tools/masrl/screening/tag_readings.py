@@ -49,12 +49,14 @@ declares it is the one `masrl agreement` reports, beside the figures of the pass
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from masrl.errors import ProblemsError
 from masrl.model import yamlio
+from masrl.problems import Problem
 from masrl.screening.reading_passes import (
     FIRST_PASS,
     LAYOUT_HINT,
@@ -62,6 +64,9 @@ from masrl.screening.reading_passes import (
     check_passes,
     pass_number,
 )
+
+# every problem of this file kind carries the code that names it in annotations
+_reading_problem = functools.partial(Problem, code="tag-readings")
 
 TAGS_DIR = Path("screening") / "tags"
 DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
@@ -97,17 +102,6 @@ class Ruling:
     pass_number: int = FIRST_PASS
 
 
-@dataclass(frozen=True)
-class TagProblem:
-    path: str
-    line: int
-    message: str
-    hint: str = ""
-
-    def as_text(self) -> str:
-        return f"{self.path}:{self.line}: {self.message}" + (f" ({self.hint})" if self.hint else "")
-
-
 @dataclass
 class TagFile:
     """What one tags file holds, checked: only the items without a problem are kept."""
@@ -115,7 +109,7 @@ class TagFile:
     readings: list[TagReading] = field(default_factory=list)
     rulings: list[Ruling] = field(default_factory=list)
     passes: dict[int, ReadingPass] = field(default_factory=dict)  # the declared (later) passes
-    problems: list[TagProblem] = field(default_factory=list)
+    problems: list[Problem] = field(default_factory=list)
 
 
 @dataclass(frozen=True)
@@ -177,14 +171,14 @@ def _text(item: dict, name: str) -> str | None:
 
 def _key_problems(
     rel: str, line: int, item: dict, what: str, keys: set[str], required: tuple[str, ...]
-) -> list[TagProblem]:
+) -> list[Problem]:
     """What readings and adjudications check alike: no unknown key, every required text given.
     ``what`` names the item with its article ("a reading")."""
     problems = []
     unknown = sorted(set(item) - keys)
     if unknown:
         problems.append(
-            TagProblem(
+            _reading_problem(
                 rel,
                 line,
                 f"unknown key '{unknown[0]}' in {what}",
@@ -193,7 +187,7 @@ def _key_problems(
         )
     noun = what.split(" ", 1)[1]
     problems += [
-        TagProblem(rel, line, f"{noun} without '{name}'", f"add '{name}: ...'")
+        _reading_problem(rel, line, f"{noun} without '{name}'", f"add '{name}: ...'")
         for name in required
         if _text(item, name) is None
     ]
@@ -218,7 +212,7 @@ class _FileChecker:
     found: TagFile
 
     def problem(self, line: int, message: str, hint: str = "") -> None:
-        self.found.problems.append(TagProblem(self.rel, line, message, hint))
+        self.found.problems.append(_reading_problem(self.rel, line, message, hint))
 
     def item_pass(self, item: dict, line: int, what: str) -> int | None:
         """The item's pass number when it is 1 or declared; otherwise None, the problem noted."""
@@ -439,11 +433,11 @@ def check_tag_file(
     try:
         data = yamlio.load_file(path)
     except yamlio.YamlError as exc:
-        found.problems.append(TagProblem(rel, exc.line or 1, exc.message, exc.hint or ""))
+        found.problems.append(_reading_problem(rel, exc.line or 1, exc.message, exc.hint or ""))
         return found
     if not isinstance(data, dict) or not isinstance(data.get("readings"), list):
         found.problems.append(
-            TagProblem(
+            _reading_problem(
                 rel,
                 1,
                 "expected a mapping with a list 'readings:' (and optionally 'passes:' and "
@@ -474,7 +468,7 @@ def check_tag_file(
         )
         line = data.line_of("passes")
         found.problems += [
-            TagProblem(rel, at if isinstance(data["passes"], list) else line, message, hint)
+            _reading_problem(rel, at if isinstance(data["passes"], list) else line, message, hint)
             for at, message, hint in pass_problems
         ]
     seen: dict[tuple[str, str, int], int] = {}
@@ -539,7 +533,7 @@ def _check_files(project, taxonomy, entry_keys: set[str]) -> dict[Path, TagFile]
     }
 
 
-def tag_problems(project, taxonomy=None, entry_keys: set[str] | None = None) -> list[TagProblem]:
+def tag_problems(project, taxonomy=None, entry_keys: set[str] | None = None) -> list[Problem]:
     """Every problem of every tag-readings file (for `masrl validate`)."""
     if not tag_files(project):
         return []
@@ -559,7 +553,7 @@ def read_tag_data(project) -> TagData:
     if problems:
         raise ProblemsError(
             tags_dir(project),
-            [p.as_text() for p in problems],
+            [p.as_line() for p in problems],
             heading=f"the tag readings have {len(problems)} problem(s); fix them and run the command again:",
         )
     readings = [r for found in files.values() for r in found.readings]

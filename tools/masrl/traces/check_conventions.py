@@ -3,7 +3,8 @@ outside the vocabulary, stop decisions without a reason."""
 
 from __future__ import annotations
 
-from .problems import ProblemCollector, did_you_mean, json_number, key_path
+from ..text import mistyped_hint
+from .problems import ProblemCollector, json_number, key_path
 from .schema import reward_channel_bases, trace_vocabulary
 from .view import TraceView
 
@@ -27,7 +28,7 @@ def warn_on_counts(view: TraceView, out: ProblemCollector) -> None:
 def warn_on_reward_names(rewards: dict, out: ProblemCollector) -> None:
     for name in map(str, rewards):
         if not VOCABULARY.reward_channel_pattern.search(name):
-            suggestion = did_you_mean(name.split(":", 1)[0], reward_channel_bases())
+            suggestion = mistyped_hint(name.split(":", 1)[0], reward_channel_bases())
             hint = (
                 suggestion + " " if suggestion else ""
             ) + "name channels by credit unit or reward family, e.g. team, R7, agent:<name>"

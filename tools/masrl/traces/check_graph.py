@@ -13,8 +13,9 @@ import math
 from itertools import compress, repeat
 from operator import eq, lt
 
+from ..text import mistyped_hint
 from .graph import find_cycle
-from .problems import ProblemCollector, did_you_mean, json_number
+from .problems import ProblemCollector, json_number
 from .view import TraceView
 
 ORDERED_EDGE_TYPES = frozenset({"causal", "spawn", "message", "return"})  # never back in time
@@ -134,7 +135,7 @@ def check_graph(view: TraceView, out: ProblemCollector) -> None:
                         f"edges[{k}].{end}",
                         f"no event has id {event_id!r}",
                         "dangling_edge",
-                        did_you_mean(event_id, view.ids) if small else "",
+                        mistyped_hint(event_id, view.ids) if small else "",
                     )
     for k in compress(range(edge_count), map(eq, sources, targets)):
         usable[k] = False

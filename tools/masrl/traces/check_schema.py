@@ -14,7 +14,8 @@ import sys
 from operator import itemgetter
 from typing import Any
 
-from .problems import ProblemCollector, did_you_mean, key_path
+from ..text import mistyped_hint
+from .problems import ProblemCollector, key_path
 from .schema import FieldRule, json_type_name, trace_vocabulary
 
 VOCABULARY = trace_vocabulary()
@@ -181,7 +182,7 @@ def _check_edge(edge: Any, index: int, out: ProblemCollector) -> None:
         rule = VOCABULARY.edge_rules.get(name)
         if rule is None:
             hint = (
-                did_you_mean(str(name), VOCABULARY.edge_rules)
+                mistyped_hint(str(name), VOCABULARY.edge_rules)
                 or "an edge has only src, dst and type"
             )
             out.error(key_path(path, name), "unknown edge field", "unknown_field", hint)
@@ -219,7 +220,7 @@ def check_top_level(trace: dict, out: ProblemCollector) -> tuple[bool, bool]:
         rule = VOCABULARY.top_level_rules.get(name)
         if rule is None:
             hint = (
-                did_you_mean(str(name), VOCABULARY.top_level_rules)
+                mistyped_hint(str(name), VOCABULARY.top_level_rules)
                 or "put free-form run metadata under meta"
             )
             out.error(key_path("", name), "unknown top-level field", "unknown_field", hint)

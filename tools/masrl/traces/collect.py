@@ -23,6 +23,7 @@ from functools import partial
 from pathlib import Path
 
 from ..errors import InputError, UnsafeWriteError
+from ..problems import Problem
 from .io import (
     Limits,
     find_trace_files,
@@ -33,7 +34,7 @@ from .io import (
     read_documents,
 )
 from .metrics import COLUMNS, MetricRangeError, metrics_from_view, range_problem
-from .problems import TraceProblem, unreadable
+from .problems import unreadable
 from .validate import check_document
 
 MARKER = "_masrl_trace_set.json"  # marks a directory as a set masrl may replace
@@ -117,7 +118,7 @@ class FileTables:
     tables: dict = field(default_factory=dict)
     traces: int = 0
     events: int = 0
-    problems: list[TraceProblem] = field(default_factory=list)
+    problems: list[Problem] = field(default_factory=list)
     invalid_traces: int = 0
 
 
@@ -252,7 +253,7 @@ class CollectReport:
     traces: int = 0
     events: int = 0
     invalid_traces: int = 0
-    problems: list[TraceProblem] = field(default_factory=list)
+    problems: list[Problem] = field(default_factory=list)
 
     def summary_line(self) -> str:
         text = (

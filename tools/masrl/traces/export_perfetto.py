@@ -175,7 +175,7 @@ def export_perfetto(path: Path | str, line: int | None = None, limits: Limits = 
         if not report.ok:
             first = report.problems[0]
             raise InputError(
-                f"invalid trace: {first.path}: {first.message}",
+                f"invalid trace: {first.pointer}: {first.message}",
                 path=path,
                 line=record.line,
                 hint="run masrl trace validate for every problem",

@@ -112,7 +112,7 @@ def draw_trace(trace: dict, max_events: int = DEFAULT_MAX_EVENTS):
     if not report.ok:
         first = report.problems[0]
         raise FigureError(
-            f"the trace does not validate ({report.errors} error(s)); first: {first.path}: {first.message}"
+            f"the trace does not validate ({report.errors} error(s)); first: {first.pointer}: {first.message}"
         )
 
     import matplotlib  # the Agg canvas is used directly: no pyplot, no global backend switch

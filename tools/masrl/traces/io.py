@@ -34,6 +34,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from ..errors import InputError
+from ..problems import Problem
 
 TRACE_SUFFIXES = (".json", ".jsonl", ".json.gz", ".jsonl.gz")
 GZIP_MAGIC = b"\x1f\x8b"
@@ -52,8 +53,8 @@ class Limits:
     max_bytes: int = DEFAULT_MAX_TRACE_BYTES
     max_events: int = DEFAULT_MAX_TRACE_EVENTS
 
-    def too_large(self, line: int | None = None) -> ReadProblem:
-        return ReadProblem(
+    def too_large(self, line: int | None = None) -> Problem:
+        return read_problem(
             f"trace larger than {format_size(self.max_bytes)} (decompressed); not read",
             hint=f"raise --max-trace-bytes (now {format_size(self.max_bytes)}) to read it",
             line=line,
@@ -76,14 +77,11 @@ def format_size(size: int) -> str:
     return str(size)
 
 
-@dataclass(frozen=True)
-class ReadProblem:
-    """Why a file, or one line of it, could not be read as JSON."""
-
-    message: str
-    hint: str = ""
-    line: int | None = None
-    code: str = "parse"
+def read_problem(
+    message: str, hint: str = "", line: int | None = None, code: str = "parse"
+) -> Problem:
+    """Why a file, or one line of it, could not be read as JSON; `unreadable` names the file."""
+    return Problem("", line, message, hint, "error", code, pointer="$")
 
 
 @dataclass(frozen=True)
@@ -92,7 +90,7 @@ class RawDocument:
 
     line: int | None
     raw: bytes | bytearray | None = None
-    problem: ReadProblem | None = None
+    problem: Problem | None = None
 
 
 @dataclass(frozen=True)
@@ -101,7 +99,7 @@ class TraceRecord:
 
     line: int | None
     data: Any = None
-    problem: ReadProblem | None = None
+    problem: Problem | None = None
 
 
 @contextmanager
@@ -272,8 +270,8 @@ def is_gzip(path: Path) -> bool:
         return path.name.lower().endswith(".gz")
 
 
-def _gzip_problem(exc: BaseException, line: int | None = None) -> ReadProblem:
-    return ReadProblem(
+def _gzip_problem(exc: BaseException, line: int | None = None) -> Problem:
+    return read_problem(
         f"truncated or corrupt gzip data ({exc})",
         hint="re-create the file; a damaged .gz cannot be read past the damage",
         line=line,
@@ -281,17 +279,17 @@ def _gzip_problem(exc: BaseException, line: int | None = None) -> ReadProblem:
     )
 
 
-def _io_problem(exc: OSError) -> ReadProblem:
-    return ReadProblem(f"cannot read file: {exc.strerror or exc}", code="io")
+def _io_problem(exc: OSError) -> Problem:
+    return read_problem(f"cannot read file: {exc.strerror or exc}", code="io")
 
 
-def _empty_problem() -> ReadProblem:
-    return ReadProblem("file is empty: expected a trace (a JSON object)", code="empty_file")
+def _empty_problem() -> Problem:
+    return read_problem("file is empty: expected a trace (a JSON object)", code="empty_file")
 
 
-def syntax_problem(exc: JsonSyntaxError, jsonl_line: int | None = None) -> ReadProblem:
+def syntax_problem(exc: JsonSyntaxError, jsonl_line: int | None = None) -> Problem:
     if exc.code != "parse":  # readable JSON that masrl refuses: the message says why
-        return ReadProblem(exc.message, exc.hint, jsonl_line or exc.line, exc.code)
+        return read_problem(exc.message, exc.hint, jsonl_line or exc.line, exc.code)
     where = []
     if exc.line is not None and jsonl_line is None:
         where.append(f"line {exc.line}")
@@ -299,7 +297,7 @@ def syntax_problem(exc: JsonSyntaxError, jsonl_line: int | None = None) -> ReadP
         where.append(f"column {exc.column}")
     suffix = f" ({', '.join(where)})" if where else ""
     hint = "each line of a .jsonl file must hold one complete trace" if jsonl_line else ""
-    return ReadProblem(f"not valid JSON: {exc.message}{suffix}", hint, jsonl_line or exc.line)
+    return read_problem(f"not valid JSON: {exc.message}{suffix}", hint, jsonl_line or exc.line)
 
 
 def _open(path: Path):
@@ -390,12 +388,12 @@ def read_documents(path: Path | str, limits: Limits = Limits()) -> Iterator[RawD
         yield _read_whole_file(path, limits)
 
 
-def event_count_problem(data: Any, limits: Limits, line: int | None = None) -> ReadProblem | None:
+def event_count_problem(data: Any, limits: Limits, line: int | None = None) -> Problem | None:
     """The problem with a parsed trace holding more events than ``limits`` allow, if it does."""
     events = data.get("events") if isinstance(data, dict) else None
     if isinstance(events, list) and len(events) > limits.max_events:
         message, hint = limits.too_many_events(len(events))
-        return ReadProblem(message, hint, line, "too_many_events")
+        return read_problem(message, hint, line, "too_many_events")
     return None
 
 

@@ -32,10 +32,11 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import InputError
+from ..problems import Problem
 from .check_graph import NON_DEPENDENCY_EDGE_TYPES
 from .graph import compressed_adjacency, topological_order
 from .io import Limits, find_trace_files, gc_paused, map_files, read_documents
-from .problems import TraceProblem, TraceReport, unreadable
+from .problems import TraceReport, unreadable
 from .validate import check_document, validate_trace
 from .view import TraceView
 
@@ -90,7 +91,7 @@ class InvalidTraceError(InputError):
         first = report.problems[0] if report.problems else None
         super().__init__(
             f"invalid trace ({report.errors} error(s))"
-            + (f"; first: {first.path}: {first.message}" if first else "")
+            + (f"; first: {first.pointer}: {first.message}" if first else "")
         )
 
 
@@ -265,14 +266,14 @@ def trace_metrics(trace: dict) -> dict[str, Any]:
 # Files and directories
 
 
-def range_problem(error: MetricRangeError, file: str, line: int | None) -> TraceProblem:
-    return TraceProblem(
+def range_problem(error: MetricRangeError, file: str, line: int | None) -> Problem:
+    return Problem(
         file,
-        error.pointer,
+        line,
         error.message,
         "check the units and magnitudes of the trace's times and costs",
         code="out_of_range",
-        line=line,
+        pointer=error.pointer,
     )
 
 
@@ -280,7 +281,7 @@ def range_problem(error: MetricRangeError, file: str, line: int | None) -> Trace
 class FileMetrics:
     file: str
     rows: list[dict] = field(default_factory=list)
-    problems: list[TraceProblem] = field(default_factory=list)
+    problems: list[Problem] = field(default_factory=list)
     invalid_traces: int = 0
 
 
@@ -310,7 +311,7 @@ def metrics_for_file(path: Path | str, limits: Limits = Limits()) -> FileMetrics
 @dataclass
 class MetricsReport:
     rows: list[dict] = field(default_factory=list)
-    problems: list[TraceProblem] = field(default_factory=list)
+    problems: list[Problem] = field(default_factory=list)
     invalid_traces: int = 0
 
     def columns(self) -> list[str]:
@@ -473,7 +474,9 @@ def metrics_for_paths(
     files, missing = find_trace_files(paths)
     report = MetricsReport()
     for path in missing:
-        report.problems.append(TraceProblem(str(path), "$", "no such file or directory", code="io"))
+        report.problems.append(
+            Problem(str(path), None, "no such file or directory", code="io", pointer="$")
+        )
         report.invalid_traces += 1
     for file_metrics in map_files(
         partial(metrics_for_file, limits=limits),

@@ -23,6 +23,7 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
+from ..problems import Problem
 from .check_conventions import warn_on_counts, warn_on_reward_names, warn_on_stops
 from .check_graph import (
     NON_DEPENDENCY_EDGE_TYPES,
@@ -51,7 +52,6 @@ from .problems import (
     DEFAULT_MAX_PROBLEMS,
     SCHEMA_CODES,
     ProblemCollector,
-    TraceProblem,
     TraceReport,
     key_path,
     unreadable,
@@ -170,7 +170,7 @@ class FileReport:
     invalid_traces: int = 0
     errors: int = 0
     warnings: int = 0
-    problems: list[TraceProblem] = field(default_factory=list)
+    problems: list[Problem] = field(default_factory=list)
 
     def add(self, verdict: TraceReport) -> None:
         self.traces += 1
@@ -202,7 +202,7 @@ class ValidationReport:
     invalid_traces: int = 0
     errors: int = 0
     warnings: int = 0
-    problems: list[TraceProblem] = field(default_factory=list)
+    problems: list[Problem] = field(default_factory=list)
 
     def add(self, file_report: FileReport) -> None:
         self.files += 1
@@ -233,7 +233,7 @@ class ValidationReport:
                 "problems": [asdict(problem) for problem in self.problems],
             }
             return json.dumps(payload, indent=2, sort_keys=True, ensure_ascii=False)
-        render_one = TraceProblem.as_github if fmt == "github" else TraceProblem.as_text
+        render_one = (lambda p: p.as_github("masrl trace")) if fmt == "github" else Problem.as_text
         return "\n".join([*map(render_one, self.problems), self.summary_line()])
 
 
@@ -251,18 +251,21 @@ def validate_paths(
         file_report = FileReport(str(path))
         file_report.add(
             TraceReport(
-                (TraceProblem(str(path), "$", "no such file or directory", code="io"),), 1, 0
+                (Problem(str(path), None, "no such file or directory", code="io", pointer="$"),),
+                1,
+                0,
             )
         )
         report.add(file_report)
     if not files and not missing:
         report.problems.append(
-            TraceProblem(
+            Problem(
                 ".",
-                "$",
+                None,
                 "no trace files found (.json, .jsonl, .json.gz, .jsonl.gz)",
                 severity="warning",
                 code="no_files",
+                pointer="$",
             )
         )
         report.warnings += 1
@@ -280,7 +283,6 @@ __all__ = [
     "ORDERED_EDGE_TYPES",
     "SCHEMA_CODES",
     "FileReport",
-    "TraceProblem",
     "TraceReport",
     "TraceView",
     "ValidationReport",
