@@ -223,7 +223,7 @@ def test_bulk_writes_create_new_files_in_place_without_following_or_replacing(
     outside.write_text("precious", encoding="utf-8")
     planted = tmp_path / "planted.yaml"
     planted.symlink_to(outside)
-    with pytest.raises(FileExistsError):
+    with pytest.raises(files.WriteError, match="planted.yaml.*File exists"):
         files._create_new(str(planted), b"key: x\n")
     assert outside.read_text(encoding="utf-8") == "precious"
 
@@ -231,6 +231,6 @@ def test_bulk_writes_create_new_files_in_place_without_following_or_replacing(
         raise OSError(28, "No space left on device")
 
     monkeypatch.setattr(files.os, "write", full_disk)
-    with pytest.raises(OSError):
+    with pytest.raises(files.WriteError, match="new.yaml: cannot write the file .No space left"):
         files.write_many([(tmp_path / "corpus" / "new.yaml", "key: new\n")], tmp_path)
     assert not (tmp_path / "corpus" / "new.yaml").exists()

@@ -56,6 +56,10 @@ class UnsafeWriteError(MasrlError):
     """A write masrl refuses: outside the tree, over a non-regular file, or through a symlink."""
 
 
+class WriteError(MasrlError):
+    """A write the system refused: a full disk, no permission, a read-only file system."""
+
+
 class RemoteError(MasrlError):
     """A server (arXiv, a mirror) that did not answer usefully."""
 

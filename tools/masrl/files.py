@@ -13,17 +13,26 @@ Every writer (generated files, ``-o`` outputs, imports, ``add``, the site builde
 
 ``read_regular_text`` is the reading counterpart: only regular files inside the tree, with a
 size cap, so a symlink to ``/dev/zero``, a FIFO or a symlink loop is a clear error, not a hang.
+
+``transaction(root)`` makes a command that changes several files all-or-nothing (an undo
+journal, below); every writer here records into it while one is open.
 """
 
 from __future__ import annotations
 
+import base64
 import contextlib
+import contextvars
+import errno
+import json
 import os
 import stat
 import tempfile
+import time
+from collections.abc import Iterator
 from pathlib import Path
 
-from masrl.errors import InputError, UnsafeWriteError
+from masrl.errors import InputError, UnsafeWriteError, WriteError
 
 # Largest data file masrl reads (YAML records, taxonomy, CSV/BibTeX imports); far above any real one.
 MAX_READ_BYTES = 64 * 1024 * 1024
@@ -75,8 +84,9 @@ def resolve_target(path: Path, root: Path | None = None) -> Path:
 def write_atomic(path: Path, content: str | bytes, root: Path | None = None) -> None:
     """Write through an unpredictable temporary file in the same folder, then rename."""
     real = resolve_target(path, root)
-    real.parent.mkdir(parents=True, exist_ok=True)
+    _make_folder(real.parent)
     data = content.encode("utf-8") if isinstance(content, str) else content
+    _before_change([os.fspath(real)])
     try:
         mode = os.stat(real).st_mode & 0o777
     except FileNotFoundError:
@@ -86,19 +96,32 @@ def write_atomic(path: Path, content: str | bytes, root: Path | None = None) -> 
     replace_atomically(real, data, mode)
 
 
-def replace_atomically(target: Path | str, data: bytes, mode: int) -> None:
+def replace_atomically(target: Path | str, data: bytes, mode: int, durable: bool = True) -> None:
     """Write ``data`` to an unpredictable temporary file beside ``target`` (created with O_EXCL,
-    so a planted name is never followed), give it ``mode``, then rename it over ``target``."""
+    so a planted name is never followed), give it ``mode``, then rename it over ``target``.
+
+    durable: fsync the file before the rename and the folder after it, so a power cut leaves the
+    old or the new content, never an empty file (a bulk writer passes False and syncs once)."""
     folder, name = os.path.split(os.fspath(target))
-    descriptor, temporary = tempfile.mkstemp(prefix=f".{name}.", suffix=".tmp", dir=folder)
+    try:
+        descriptor, temporary = tempfile.mkstemp(prefix=f".{name}.", suffix=".tmp", dir=folder)
+    except OSError as exc:
+        raise write_error(exc, target) from exc
     try:
         with os.fdopen(descriptor, "wb") as handle:
             handle.write(data)
+            if durable:
+                handle.flush()
+                os.fsync(handle.fileno())
         os.chmod(temporary, mode)
         os.replace(temporary, target)
-    except BaseException:
+        if durable:
+            _sync_folder(folder)
+    except BaseException as exc:
         with contextlib.suppress(OSError):
             os.unlink(temporary)
+        if isinstance(exc, OSError):
+            raise write_error(exc, target) from exc
         raise
 
 
@@ -108,7 +131,8 @@ def write_if_changed(path: Path, content: bytes, root: Path | None = None) -> bo
     site is mostly new files, and a temporary file and a rename each cost as much as the write)."""
     real = resolve_target(path, root)
     if not real.is_file():
-        real.parent.mkdir(parents=True, exist_ok=True)
+        _make_folder(real.parent)
+        _before_change([os.fspath(real)])
         _create_new(os.fspath(real), content)
         return True
     if real.stat().st_size == len(content) and real.read_bytes() == content:
@@ -198,15 +222,18 @@ def write_many(items: list[tuple[Path, str | bytes]], root: Path) -> None:
     checked: dict[
         str, str
     ] = {}  # folder as given -> its checked real path (strings: 100,000 files)
-    for path, content in items:
+    targets = []
+    for path, _ in items:
         given_folder, name = os.path.split(os.path.abspath(path))
         folder = checked.get(given_folder)
         if folder is None:
-            Path(given_folder).mkdir(parents=True, exist_ok=True)
+            _make_folder(Path(given_folder))
             folder = checked[given_folder] = os.fspath(
                 resolve_target(Path(given_folder, ".masrl-probe"), root).parent
             )
-        target = os.path.join(folder, name)
+        targets.append((given_folder, name, os.path.join(folder, name)))
+    _before_change([target for _, _, target in targets])  # one journal record for the batch
+    for (given_folder, name, target), (_, content) in zip(targets, items, strict=True):
         try:
             info = os.lstat(target)
         except FileNotFoundError:
@@ -228,21 +255,306 @@ def write_many(items: list[tuple[Path, str | bytes]], root: Path) -> None:
             # killed mid-write can leave one short new file, which validate then reports.)
             _create_new(target, data)
             continue
-        replace_atomically(target, data, stat.S_IMODE(info.st_mode))
+        replace_atomically(target, data, stat.S_IMODE(info.st_mode), durable=False)
+    if _active.get() is None:  # inside a transaction its commit syncs, once for all its files
+        os.sync()
 
 
 def _create_new(path: str, data: bytes) -> None:
     """Create ``path`` (never an existing name, never through a symlink) holding ``data``."""
-    descriptor = os.open(
-        path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0), 0o666
-    )
+    try:
+        descriptor = os.open(
+            path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0), 0o666
+        )
+    except OSError as exc:
+        raise write_error(exc, path) from exc
     try:
         view = memoryview(data)
         while view:  # os.write may write less than asked
             view = view[os.write(descriptor, view) :]
-    except BaseException:
+    except BaseException as exc:
         os.close(descriptor)
         with contextlib.suppress(OSError):
             os.unlink(path)
+        if isinstance(exc, OSError):
+            raise write_error(exc, path) from exc
         raise
     os.close(descriptor)
+
+
+def _make_folder(folder: Path) -> None:
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise write_error(exc, folder) from exc
+
+
+def _sync_folder(folder: str | Path) -> None:
+    """fsync a folder, so a rename or an unlink in it survives a power cut."""
+    try:
+        descriptor = os.open(folder, os.O_RDONLY)
+    except OSError:
+        return  # a platform that cannot open folders (Windows) has nothing to sync
+    try:
+        os.fsync(descriptor)
+    except OSError:
+        pass  # some file systems refuse fsync on a folder; the rename itself is done
+    finally:
+        os.close(descriptor)
+
+
+WRITE_HINTS = {
+    errno.ENOSPC: "free some space on that disk, then run the command again",
+    errno.EDQUOT: "free some space within your quota, then run the command again",
+    errno.EACCES: "make the folder writable for you, or choose another output path",
+    errno.EPERM: "make the folder writable for you, or choose another output path",
+    errno.EROFS: "the file system is read-only: choose an output path on a writable one",
+    errno.EEXIST: "a file of that name appeared meanwhile: run the command again",
+}
+
+
+def write_error(exc: OSError, path: str | Path) -> WriteError:
+    """An OSError from writing ``path`` as a masrl error naming the file and the fix."""
+    reason = exc.strerror or str(exc)
+    hint = WRITE_HINTS.get(exc.errno, "check the path and the folder's permissions")
+    return WriteError(f"cannot write the file ({reason})", path=path, hint=hint)
+
+
+def remove(path: Path, root: Path | None = None) -> None:
+    """Delete a file (recorded in the open transaction, so a rollback brings it back)."""
+    real = resolve_target(path, root)
+    if not os.path.lexists(real):
+        return
+    _before_change([os.fspath(real)])
+    try:
+        os.unlink(real)
+    except OSError as exc:
+        raise write_error(exc, path) from exc
+    _sync_folder(real.parent)
+
+
+# ---------------------------------------------------------------------------------------------
+# Transactions: several files changed together or not at all.
+#
+# An undo journal (as SQLite's rollback journal): before a file in the checkout changes for the
+# first time, its current bytes (or its absence) are appended to .masrl/journal/undo.jsonl and
+# fsynced; then the file is written in place. The commit syncs the data and deletes the journal.
+# An error undoes every change at once; a killed process leaves the journal, and the next masrl
+# command in that checkout (``recover``) rolls the change back before it reads anything. A lock
+# file keeps two writers (or a writer and a recovering reader) apart.
+
+JOURNAL_FOLDER = ".masrl/journal"
+JOURNAL_FILE = "undo.jsonl"
+LOCK_FILE = ".masrl/lock"
+LOCK_WAIT_SECONDS = 30.0
+# For tests: seconds to sleep once every file is written and before the commit, so a test can
+# kill the process at the worst moment.
+PAUSE_ENV = "MASRL_TEST_PAUSE_BEFORE_COMMIT"
+
+
+class _Transaction:
+    def __init__(self, root: str):
+        self.root = root
+        self.folder = os.path.join(root, JOURNAL_FOLDER)
+        self.log = None
+        self.recorded: set[str] = set()
+
+    def before_change(self, reals: list[str]) -> None:
+        """Durably record the current state of every path not yet recorded, before it changes."""
+        records = []
+        for real in reals:
+            if real in self.recorded or not _inside(real, self.root):
+                continue
+            self.recorded.add(real)
+            record = {"path": os.path.relpath(real, self.root)}
+            try:
+                info = os.lstat(real)
+            except FileNotFoundError:
+                record["existed"] = False
+            else:
+                if not stat.S_ISREG(info.st_mode):
+                    continue  # the writers refuse to replace anything else
+                with open(real, "rb") as handle:
+                    record["data"] = base64.b64encode(handle.read()).decode("ascii")
+                record.update(existed=True, mode=stat.S_IMODE(info.st_mode))
+            records.append(json.dumps(record, separators=(",", ":")) + "\n")
+        if not records:
+            return
+        try:
+            if self.log is None:
+                os.makedirs(self.folder, exist_ok=True)
+                self.log = open(os.path.join(self.folder, JOURNAL_FILE), "ab")  # noqa: SIM115
+                _sync_folder(self.folder)
+            self.log.write("".join(records).encode("ascii"))
+            self.log.flush()
+            os.fsync(self.log.fileno())
+        except OSError as exc:
+            raise write_error(exc, os.path.join(self.folder, JOURNAL_FILE)) from exc
+
+    def close(self) -> None:
+        if self.log is not None:
+            self.log.close()
+
+    def commit(self) -> None:
+        """Make every change durable, then drop the journal (the moment the change is done)."""
+        if self.log is None:
+            return
+        pause = os.environ.get(PAUSE_ENV)
+        if pause:
+            time.sleep(float(pause))
+        os.sync()  # one sync for every file written (an fsync each cost 0.7 ms a file)
+        self.close()
+        _drop_journal(self.folder)
+
+
+_active: contextvars.ContextVar[_Transaction | None] = contextvars.ContextVar(
+    "masrl_transaction", default=None
+)
+
+
+def _before_change(reals: list[str]) -> None:
+    current = _active.get()
+    if current is not None:
+        current.before_change(reals)
+
+
+@contextlib.contextmanager
+def transaction(root: Path) -> Iterator[None]:
+    """Apply every write inside the block to the checkout ``root`` all together or not at all.
+
+    A transaction already open on the same root is joined (a command made of commands). An
+    exception inside the block undoes every change and is raised again.
+    """
+    real_root = os.path.realpath(root)
+    current = _active.get()
+    if current is not None and current.root == real_root:
+        yield
+        return
+    with _locked(real_root, wait=LOCK_WAIT_SECONDS):
+        _roll_back(real_root)  # a change a killed command left half done
+        state = _Transaction(real_root)
+        token = _active.set(state)
+        try:
+            yield
+        except BaseException:
+            _active.reset(token)
+            state.close()
+            _roll_back(real_root)
+            raise
+        _active.reset(token)
+        state.commit()
+
+
+def recover(root: Path) -> list[str]:
+    """Roll back a change that a killed masrl command left half done in ``root``; the paths
+    restored. Nothing to do (one stat) when there is no journal; a transaction still running in
+    another process is left alone."""
+    real_root = os.path.realpath(root)
+    if not os.path.isdir(os.path.join(real_root, JOURNAL_FOLDER)):
+        return []
+    try:
+        with _locked(real_root, wait=0):
+            return _roll_back(real_root)
+    except _Busy:
+        return []
+
+
+class _Busy(Exception):
+    pass
+
+
+@contextlib.contextmanager
+def _locked(real_root: str, wait: float) -> Iterator[None]:
+    import fcntl
+
+    lock_path = os.path.join(real_root, LOCK_FILE)
+    try:
+        os.makedirs(os.path.dirname(lock_path), exist_ok=True)
+        descriptor = os.open(
+            lock_path, os.O_RDWR | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0), 0o666
+        )
+    except OSError as exc:
+        raise write_error(exc, lock_path) from exc
+    try:
+        deadline = time.monotonic() + wait
+        while True:
+            try:
+                fcntl.flock(descriptor, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                break
+            except BlockingIOError:
+                if time.monotonic() >= deadline:
+                    if not wait:
+                        raise _Busy() from None
+                    raise UnsafeWriteError(
+                        "another masrl command is changing this checkout",
+                        path=real_root,
+                        hint="wait for it to finish, then run the command again",
+                    ) from None
+                time.sleep(0.05)
+        yield
+    finally:
+        os.close(descriptor)  # releases the lock
+
+
+def _roll_back(real_root: str) -> list[str]:
+    """Undo what the journal in ``real_root`` records (the caller holds the lock)."""
+    folder = os.path.join(real_root, JOURNAL_FOLDER)
+    journal = os.path.join(folder, JOURNAL_FILE)
+    try:
+        with open(journal, "rb") as handle:
+            lines = handle.read().split(b"\n")
+    except FileNotFoundError:
+        if os.path.isdir(folder):
+            _drop_journal(folder)
+        return []
+    records = []
+    for number, line in enumerate(lines, start=1):
+        if not line.strip():
+            continue
+        try:
+            record = json.loads(line)
+            rel = record["path"]
+            existed = bool(record["existed"])
+        except (ValueError, KeyError, TypeError) as exc:
+            if number == len(lines):
+                break  # torn by a kill while it was written: its files were not touched yet
+            raise InputError(
+                "the journal of an interrupted change is damaged",
+                path=journal,
+                line=number,
+                hint="restore the changed files with `git checkout`, then delete .masrl/journal",
+            ) from exc
+        records.append((rel, existed, record))
+    restored = []
+    for rel, existed, record in reversed(records):
+        target = Path(real_root, rel)
+        if existed:
+            data = base64.b64decode(record.get("data", ""))
+            real = resolve_target(target, Path(real_root))
+            try:
+                with open(real, "rb") as handle:
+                    if handle.read() == data:
+                        continue
+            except OSError:
+                pass
+            _make_folder(real.parent)
+            replace_atomically(real, data, int(record.get("mode", 0o644)), durable=False)
+            restored.append(rel)
+        elif os.path.lexists(target) and _inside(
+            os.path.realpath(target.parent), os.path.realpath(real_root)
+        ):
+            try:
+                os.unlink(target)
+            except OSError as exc:
+                raise write_error(exc, target) from exc
+            restored.append(rel)
+    os.sync()
+    _drop_journal(folder)
+    return sorted(restored)
+
+
+def _drop_journal(folder: str) -> None:
+    for name in os.listdir(folder):
+        os.unlink(os.path.join(folder, name))
+    os.rmdir(folder)
+    _sync_folder(os.path.dirname(folder))

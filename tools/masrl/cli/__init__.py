@@ -132,7 +132,19 @@ class LazyGroup(ErrorReportingGroup):
 
 
 def project_from(root: str | None) -> Project:
-    return Project(Path(root).resolve()) if root else find_project()
+    """The checkout to work on, after rolling back a change a killed masrl command left half
+    done there (masrl.files.transaction), so no command reads or builds on a partial change."""
+    from masrl.files import recover
+
+    project = Project(Path(root).resolve()) if root else find_project()
+    restored = recover(project.root)
+    if restored:
+        click.echo(
+            f"repaired: an interrupted masrl command was rolled back ({len(restored)} file(s) "
+            f"restored: {', '.join(restored[:5])}{', ...' if len(restored) > 5 else ''})",
+            err=True,
+        )
+    return project
 
 
 def load_or_exit(root: str | None, allow_placeholders: bool = False):

@@ -35,9 +35,12 @@ def import_csv(csv_file: Path, root: str | None, force: bool, dry_run: bool) -> 
 def _carry_out(
     plan, project, dry_run: bool, label: str, force_hint: str, extra_summary: str = ""
 ) -> None:
-    """Report each planned file, write them unless it is a dry run, and summarise."""
+    """Write the planned files unless it is a dry run (all or none), then report each and
+    summarise: nothing is reported as created before it is."""
     from masrl.imports.csv import apply_plan
 
+    if not dry_run:
+        apply_plan(plan)
     for planned in plan.files:
         if planned.status == "unchanged":
             continue
@@ -53,8 +56,6 @@ def _carry_out(
             }
             extra = f" ({', '.join(planned.changed_fields)})" if planned.changed_fields else ""
             click.echo(f"{verb[planned.status]:<12} {rel}{extra}")
-    if not dry_run:
-        apply_plan(plan)
     click.echo(
         f"{label}: {plan.count('create')} new, {plan.count('update')} updated, "
         f"{plan.count('unchanged')} unchanged, {plan.count('exists')} kept{extra_summary}"

@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from masrl.errors import InputError
-from masrl.files import write_atomic
+from masrl.files import transaction, write_atomic
 from masrl.model import identifiers as ids
 from masrl.model import yamlio
 from masrl.model.identifiers import RECORD_ID_PATTERN
@@ -343,7 +343,8 @@ def add_paper(
         raise AddRefused(
             f"{project.relative(path)} appeared while masrl was working; run the command again"
         )
-    write_atomic(path, yamlio.dumps(data, header=header), root=project.root)
+    with transaction(project.root):
+        write_atomic(path, yamlio.dumps(data, header=header), root=project.root)
     return AddResult(path, data, metadata, placeholder_fields(data))
 
 

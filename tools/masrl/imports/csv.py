@@ -28,7 +28,7 @@ from masrl.exports.csv import (
     extra_columns,
     restore_cell,
 )
-from masrl.files import read_regular_text, write_atomic, write_many
+from masrl.files import read_regular_text, transaction, write_atomic, write_many
 from masrl.model import identifiers as ids
 from masrl.model import yamlio
 from masrl.model.project import Project
@@ -333,7 +333,8 @@ def apply_plan(plan: ImportPlan) -> None:
         if planned.status in ("create", "update")
     ]
     if plan.root is not None:
-        write_many(writes, plan.root)
+        with transaction(plan.root):  # all files or none, even if the process is killed
+            write_many(writes, plan.root)
     else:
         for path, text in writes:
             write_atomic(path, text)

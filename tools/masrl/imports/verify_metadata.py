@@ -25,7 +25,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from masrl.errors import InputError
-from masrl.files import read_regular_text, write_atomic
+from masrl.files import read_regular_text, transaction, write_atomic
 from masrl.imports.arxiv import ArxivClient, ArxivSettings, PaperMetadata
 from masrl.imports.csv import latex_to_unicode
 from masrl.model import identifiers as ids
@@ -528,30 +528,31 @@ def apply_updates(project: Project, report: VerifyReport) -> list[Path]:
     for index, item in enumerate(report.updates):
         if item.applicable and not item.applied:
             by_file.setdefault(item.rel, []).append(index)
-    written = []
-    for rel, indexes in sorted(by_file.items()):
-        path = project.root / rel
-        text = read_regular_text(path, root=project.root)
-        try:
-            data = yamlio.loads(text)
-        except yamlio.YamlError:
-            continue
-        if not isinstance(data, dict):
-            continue
-        changed = dict(data)
-        done = []
-        for index in indexes:
-            item = report.updates[index]
-            if _current(changed, item.field) != item.old:
+    with transaction(project.root):  # every file's updates or none
+        written = []
+        for rel, indexes in sorted(by_file.items()):
+            path = project.root / rel
+            text = read_regular_text(path, root=project.root)
+            try:
+                data = yamlio.loads(text)
+            except yamlio.YamlError:
                 continue
-            changed = _with_update(changed, item)
-            done.append(index)
-        if not done:
-            continue
-        write_atomic(
-            path, yamlio.update_text(text, changed, header=ENTRY_SCHEMA_LINE), root=project.root
-        )
-        for index in done:
-            report.updates[index] = replace(report.updates[index], applied=True)
-        written.append(path)
+            if not isinstance(data, dict):
+                continue
+            changed = dict(data)
+            done = []
+            for index in indexes:
+                item = report.updates[index]
+                if _current(changed, item.field) != item.old:
+                    continue
+                changed = _with_update(changed, item)
+                done.append(index)
+            if not done:
+                continue
+            write_atomic(
+                path, yamlio.update_text(text, changed, header=ENTRY_SCHEMA_LINE), root=project.root
+            )
+            for index in done:
+                report.updates[index] = replace(report.updates[index], applied=True)
+            written.append(path)
     return written

@@ -30,6 +30,7 @@ import zipfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from masrl import files
 from masrl.errors import InputError, UsageError
 from masrl.model import identifiers as ids
 from masrl.model.project import Project, read_records
@@ -184,6 +185,7 @@ class LabelledRow:
     time: float | None
     note: str | None
     user: str | None
+    date: dt.date | None = None  # the day of ``time`` (UTC), checked when the file is read
 
     @property
     def where(self) -> str:
@@ -218,33 +220,72 @@ def read_project(path: Path) -> list[LabelledRow]:
                 "the project file unpacks to more than 500 MB; refusing to read it", path=shown
             )
         try:
-            config = json.loads(archive.read("project.json"))
-        except (ValueError, UnicodeDecodeError) as exc:
+            config = json.loads(_member(archive, "project.json", shown))
+        except (ValueError, UnicodeDecodeError, RecursionError) as exc:
             raise InputError(
                 "project.json inside the project file is not valid JSON", path=shown
             ) from exc
-        version = config.get("project_file_version") if isinstance(config, dict) else None
-        if version not in (2, 3):
+        if not isinstance(config, dict):
+            raise InputError(
+                f"project.json inside the project file holds a {type(config).__name__}, not an object",
+                path=f"{shown}:project.json",
+                hint="export the project again from ASReview LAB",
+            )
+        version = config.get("project_file_version")
+        if type(version) is not int or version not in (2, 3):
             raise InputError(
                 f"unsupported ASReview project file version {version!r} (masrl reads versions 2 and 3)",
                 path=shown,
                 hint="open and re-export the project in ASReview LAB 2 or 3",
             )
-        data_rows = _data_file_ids(archive, config)
+        data_rows = _data_file_ids(archive, config, shown)
         with tempfile.TemporaryDirectory() as folder:
             database = Path(folder) / "results.db"
-            database.write_bytes(archive.read("results.db"))
+            database.write_bytes(_member(archive, "results.db", shown))
             return _labelled_rows(database, data_rows, shown)
 
 
-def _data_file_ids(archive: zipfile.ZipFile, config: dict) -> dict[int, str]:
+def _member(archive: zipfile.ZipFile, name: str, shown: str) -> bytes:
+    """One member's bytes; a damaged archive (bad CRC, broken deflate stream, encryption, an
+    unknown compression) is an InputError naming the file and the member."""
+    import zlib
+
+    try:
+        return archive.read(name)
+    except (zipfile.BadZipFile, zlib.error, EOFError, OSError) as exc:
+        raise InputError(
+            f"the member {name} is damaged ({exc})",
+            path=f"{shown}:{name}",
+            hint="the file was cut short or corrupted in transfer; export the project again",
+        ) from exc
+    except (NotImplementedError, RuntimeError) as exc:  # unknown compression, encrypted member
+        raise InputError(
+            f"the member {name} cannot be unpacked ({exc})",
+            path=f"{shown}:{name}",
+            hint="export the project again from ASReview LAB, without encryption",
+        ) from exc
+
+
+def _data_file_ids(archive: zipfile.ZipFile, config: dict, shown: str) -> dict[int, str]:
     """dataset_row -> masrl_id, when the project's data file is a masrl export."""
-    datasets = config.get("datasets") or []
+    datasets = config.get("datasets")
+    if datasets is not None and not isinstance(datasets, list):
+        raise InputError(
+            f"'datasets' in project.json is a {type(datasets).__name__}, not a list",
+            path=f"{shown}:project.json",
+            hint="export the project again from ASReview LAB",
+        )
     name = datasets[0].get("name") if datasets and isinstance(datasets[0], dict) else None
+    if name is not None and not isinstance(name, str):
+        raise InputError(
+            f"'datasets[0].name' in project.json is a {type(name).__name__}, not a file name",
+            path=f"{shown}:project.json",
+            hint="export the project again from ASReview LAB",
+        )
     member = f"data/{name}" if name else None
     if not member or member not in archive.namelist():
         return {}
-    text = archive.read(member).decode("utf-8", errors="replace")
+    text = _member(archive, member, shown).decode("utf-8", errors="replace")
     if name.lower().endswith((".ris", ".txt")):
         return _ris_ids(text)
     if not name.lower().endswith((".csv", ".tsv", ".tab")):
@@ -293,26 +334,69 @@ def _labelled_rows(database: Path, data_rows: dict[int, str], shown: str) -> lis
             path=shown,
             hint="the file is damaged or from an ASReview version masrl does not read; re-export it",
         ) from exc
+    # Every row is checked here, before anything is matched or written: a bad value names its row.
     result = []
-    for record_id, title, doi, url, dataset_row, label, time, note, user in rows:
-        if label not in (0, 1):
+    where = f"{shown}:results.db"
+    for number, (record_id, title, doi, url, dataset_row, label, time, note, user) in enumerate(
+        rows, start=1
+    ):
+        fix = "the database was edited or damaged; export the project again from ASReview LAB"
+        if type(record_id) is not int:
             raise InputError(
-                f"ASReview record {record_id} has the label {label!r}, not 0 or 1", path=shown
+                f"results row {number}: record_id {record_id!r} is not a whole number",
+                path=where,
+                hint=fix,
             )
+        if label not in (0, 1) or type(label) is float:
+            raise InputError(
+                f"ASReview record {record_id} has the label {label!r}, not 0 or 1",
+                path=where,
+                hint=fix,
+            )
+        for column, value in (("title", title), ("doi", doi), ("url", url), ("note", note)):
+            if value is not None and not isinstance(value, str):
+                raise InputError(
+                    f"ASReview record {record_id}: the {column} is a {type(value).__name__}, not text",
+                    path=where,
+                    hint=fix,
+                )
+        day = _day(time, record_id, where) if time else None  # 0: ASReview wrote no time
         result.append(
             LabelledRow(
-                int(record_id),
+                record_id,
                 title or "",
                 doi or None,
                 url or None,
-                data_rows.get(dataset_row),
+                data_rows.get(dataset_row) if isinstance(dataset_row, int) else None,
                 int(label),
                 float(time) if time is not None else None,
                 note or None,
                 str(user) if user is not None else None,
+                day,
             )
         )
     return result
+
+
+def _day(time, record_id: int, where: str) -> dt.date:
+    """The UTC day of a labelling time (seconds since 1970, as ASReview stores it)."""
+    try:
+        if isinstance(time, bool) or not isinstance(time, int | float | str):
+            raise TypeError
+        day = dt.datetime.fromtimestamp(float(time), dt.UTC).date()
+    except (TypeError, ValueError, OverflowError, OSError) as exc:
+        raise InputError(
+            f"ASReview record {record_id}: the time {time!r} is not a possible time stamp",
+            path=where,
+            hint="the database was edited or damaged; export the project again from ASReview LAB",
+        ) from exc
+    if not 1990 <= day.year <= dt.date.today().year + 1:
+        raise InputError(
+            f"ASReview record {record_id}: the time {time!r} falls in {day.year}",
+            path=where,
+            hint="the clock of the labelling machine was wrong, or the database was edited",
+        )
+    return day
 
 
 # ---------------------------------------------------------------------------------------------
@@ -413,65 +497,67 @@ def import_project(
             path=str(path),
             hint="is it the project exported from this corpus's queue? nothing was written",
         )
-    report = ImportReport()
-    decided_here: dict[str, int] = {}
-    for row, item in matches:
-        wanted = "include" if row.label == 1 else "exclude"
-        if item is None:
-            report.unmatched.append(
-                f"{row.where}: no queue, corpus or exclusion record with its id or title"
-            )
-            continue
-        if item.kind != "queue":
-            (report.agreed if item.kind == wanted else report.contradictions).append(
-                f"{row.where} ({wanted}) vs {item.name} ({item.kind}d in masrl)"
-                if item.kind != wanted
-                else f"{item.name}: {wanted}"
-            )
-            continue
-        if (
-            item.name in decided_here
-        ):  # ASReview groups duplicates; the first label of a record wins
-            if decided_here[item.name] != row.label:
-                report.contradictions.append(
-                    f"{row.where}: labelled both ways in the project for {item.name}"
+    # Every decision of the project or none: an error on any row undoes the rows before it.
+    with files.transaction(project.root):
+        report = ImportReport()
+        decided_here: dict[str, int] = {}
+        for row, item in matches:
+            wanted = "include" if row.label == 1 else "exclude"
+            if item is None:
+                report.unmatched.append(
+                    f"{row.where}: no queue, corpus or exclusion record with its id or title"
                 )
-            continue
-        decided_here[item.name] = row.label
-        who = screener or (f"asreview-user-{row.user}" if row.user else "asreview")
-        date = dt.datetime.fromtimestamp(row.time, dt.UTC).date() if row.time else None
-        reason, rationale, unreviewed = None, None, False
-        if wanted == "exclude":
-            match = NOTE_REASON.match(row.note or "")
-            if match and match["code"] in reasons:
-                reason, rationale = match["code"], " ".join(match["rationale"].split())
-            else:  # ASReview records no reason: written as TODO, which validate lists until filled
-                reason, rationale, unreviewed = (
-                    PLACEHOLDER,
-                    " ".join((row.note or "").split()) or PLACEHOLDER,
-                    True,
+                continue
+            if item.kind != "queue":
+                (report.agreed if item.kind == wanted else report.contradictions).append(
+                    f"{row.where} ({wanted}) vs {item.name} ({item.kind}d in masrl)"
+                    if item.kind != wanted
+                    else f"{item.name}: {wanted}"
                 )
-        try:
-            result = decide(
-                project,
-                item.name,
-                wanted,
-                who,
-                round_id=round_id,
-                reason_code=reason,
-                rationale=rationale,
-                today=date,
-                record=by_id[item.name],
-                reason_to_fill=unreviewed,
+                continue
+            if (
+                item.name in decided_here
+            ):  # ASReview groups duplicates; the first label of a record wins
+                if decided_here[item.name] != row.label:
+                    report.contradictions.append(
+                        f"{row.where}: labelled both ways in the project for {item.name}"
+                    )
+                continue
+            decided_here[item.name] = row.label
+            who = screener or (f"asreview-user-{row.user}" if row.user else "asreview")
+            date = row.date
+            reason, rationale, unreviewed = None, None, False
+            if wanted == "exclude":
+                match = NOTE_REASON.match(row.note or "")
+                if match and match["code"] in reasons:
+                    reason, rationale = match["code"], " ".join(match["rationale"].split())
+                else:  # ASReview records no reason: written as TODO, which validate lists until filled
+                    reason, rationale, unreviewed = (
+                        PLACEHOLDER,
+                        " ".join((row.note or "").split()) or PLACEHOLDER,
+                        True,
+                    )
+            try:
+                result = decide(
+                    project,
+                    item.name,
+                    wanted,
+                    who,
+                    round_id=round_id,
+                    reason_code=reason,
+                    rationale=rationale,
+                    today=date,
+                    record=by_id[item.name],
+                    reason_to_fill=unreviewed,
+                )
+            except Contradiction as exc:
+                report.contradictions.append(f"{row.where}: {exc}")
+                continue
+            except (InputError, UsageError) as exc:
+                report.problems.append(f"{row.where}: {exc}")
+                continue
+            report.applied.append(
+                f"{item.name}: {wanted}"
+                + (f" -> {project.relative(result.written)}" if result.written else "")
             )
-        except Contradiction as exc:
-            report.contradictions.append(f"{row.where}: {exc}")
-            continue
-        except (InputError, UsageError) as exc:
-            report.problems.append(f"{row.where}: {exc}")
-            continue
-        report.applied.append(
-            f"{item.name}: {wanted}"
-            + (f" -> {project.relative(result.written)}" if result.written else "")
-        )
     return report

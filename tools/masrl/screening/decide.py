@@ -4,9 +4,9 @@
   judgements TODO so that validate lists what is missing), with added/round/screened_by;
 - exclude writes exclusions/E<n>.yaml with stage, reason code, rationale, round, screened_by;
 - defer only records the decision; the record stays in the queue.
-Each decision is appended to screening/decisions/<round>.yaml. Order of writes: the record, then
-the decision, then the queue file is removed; an interruption between steps leaves the paper
-in two places at worst, never in none.
+Each decision is appended to screening/decisions/<round>.yaml. The record, the decision and the
+removal of the queue file are one transaction (``masrl.files.transaction``): all three or none,
+even when the process is killed in between.
 
 A decision that contradicts an earlier include or exclude of the same record is refused and
 named, never written over: the two go to adjudication.
@@ -220,35 +220,47 @@ def decide(
     )
     check_contradiction(project, new)
 
-    written, todo = None, ()
-    if decision == "include":
-        known = add.known_records(project)
-        identities = ids.normalized_keys(
-            record.identifiers, None, [record.url] if record.url else []
-        )
-        holder = add.find_duplicate(known, identities, record.title)
-        if holder:
-            raise InputError(
-                f"'{record.id}' is already recorded in {holder}",
-                path=project.relative(record.path),
-                hint="exclude it with --reason duplicate_signal or delete the queue file",
+    with files.transaction(project.root):  # the record, the decision and the queue file together
+        written, todo = None, ()
+        if decision == "include":
+            known = add.known_records(project)
+            identities = ids.normalized_keys(
+                record.identifiers, None, [record.url] if record.url else []
             )
-        key = add.generate_key(
-            record.title, record.authors, (record.published or "")[:4], add.taken_keys(project)
-        )
-        data = entry_from_queue(record, key, round_id, new.screener, date)
-        written = project.corpus_dir / f"{key}.yaml"
-        files.write_atomic(written, yamlio.dumps(data, header=ENTRY_SCHEMA_LINE))
-        todo = tuple(add.placeholder_fields(data))
-    elif decision == "exclude":
-        record_id_new = add.next_record_id(project)
-        data = exclusion_from_queue(
-            project, record, record_id_new, reason_code, new.rationale, round_id, new.screener, date
-        )
-        written = project.exclusions_dir / f"{record_id_new}.yaml"
-        files.write_atomic(written, yamlio.dumps(data, header=EXCLUSION_SCHEMA_LINE))
-        todo = tuple(add.placeholder_fields(data))
-    append_decision(project, new)
-    if decision != "defer" and record.path is not None and record.path.exists():
-        record.path.unlink()
+            holder = add.find_duplicate(known, identities, record.title)
+            if holder:
+                raise InputError(
+                    f"'{record.id}' is already recorded in {holder}",
+                    path=project.relative(record.path),
+                    hint="exclude it with --reason duplicate_signal or delete the queue file",
+                )
+            key = add.generate_key(
+                record.title, record.authors, (record.published or "")[:4], add.taken_keys(project)
+            )
+            data = entry_from_queue(record, key, round_id, new.screener, date)
+            written = project.corpus_dir / f"{key}.yaml"
+            files.write_atomic(
+                written, yamlio.dumps(data, header=ENTRY_SCHEMA_LINE), root=project.root
+            )
+            todo = tuple(add.placeholder_fields(data))
+        elif decision == "exclude":
+            record_id_new = add.next_record_id(project)
+            data = exclusion_from_queue(
+                project,
+                record,
+                record_id_new,
+                reason_code,
+                new.rationale,
+                round_id,
+                new.screener,
+                date,
+            )
+            written = project.exclusions_dir / f"{record_id_new}.yaml"
+            files.write_atomic(
+                written, yamlio.dumps(data, header=EXCLUSION_SCHEMA_LINE), root=project.root
+            )
+            todo = tuple(add.placeholder_fields(data))
+        append_decision(project, new)
+        if decision != "defer" and record.path is not None and record.path.exists():
+            files.remove(record.path, root=project.root)
     return DecisionResult(new, written, todo)

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from masrl.errors import UsageError
-from masrl.files import write_atomic
+from masrl.files import transaction, write_atomic
 from masrl.imports.arxiv import ArxivClient, PaperMetadata
 from masrl.model import identifiers as ids
 from masrl.model.project import Project, read_records
@@ -205,33 +205,35 @@ def discover(
         if family in done:
             continue
         papers = client.search(window_query(query, since, until), max_results)  # retries inside
-        for paper in papers:
-            stem = queue_id(paper.arxiv_id)
-            if stem in queue:
-                data = record_data(queue[stem])
-                if family not in data["families"]:
-                    data = {**data, "families": [*data["families"], family]}
-                    queue[stem] = queue_record_from_data(data, write_item(project, dict(data)))
-                    result.merged.append(stem)
-                continue
-            where = known.where(paper)
-            if where:
-                result.known[paper.arxiv_id] = where
-                continue
-            data = queue_record(paper, [family], today, round_id)
-            path = write_item(project, data)
-            queue[stem] = queue_record_from_data(data, path)
-            known.add(
-                project.relative(path), data["identifiers"], None, [data["url"]], data["title"]
+        # A family's queue records, its log line and the resume state: together or not at all.
+        with transaction(project.root):
+            for paper in papers:
+                stem = queue_id(paper.arxiv_id)
+                if stem in queue:
+                    data = record_data(queue[stem])
+                    if family not in data["families"]:
+                        data = {**data, "families": [*data["families"], family]}
+                        queue[stem] = queue_record_from_data(data, write_item(project, dict(data)))
+                        result.merged.append(stem)
+                    continue
+                where = known.where(paper)
+                if where:
+                    result.known[paper.arxiv_id] = where
+                    continue
+                data = queue_record(paper, [family], today, round_id)
+                path = write_item(project, data)
+                queue[stem] = queue_record_from_data(data, path)
+                known.add(
+                    project.relative(path), data["identifiers"], None, [data["url"]], data["title"]
+                )
+                result.added.append(stem)
+            found = [p.arxiv_id for p in papers]
+            record_identified(
+                project, round_id, "arxiv", found, [i for i in found if i in result.known]
             )
-            result.added.append(stem)
-        found = [p.arxiv_id for p in papers]
-        record_identified(
-            project, round_id, "arxiv", found, [i for i in found if i in result.known]
-        )
-        done.append(family)
-        result.families_run.append(family)
-        write_atomic(state_path, json.dumps({"run": run, "done": done}, indent=1) + "\n")
+            done.append(family)
+            result.families_run.append(family)
+            write_atomic(state_path, json.dumps({"run": run, "done": done}, indent=1) + "\n")
         if progress:
             progress(family, len(papers))
     state_path.unlink(missing_ok=True)  # the run is complete; a rerun starts afresh

@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 
 from rapidfuzz import fuzz, process
 
+from masrl import files
 from masrl.errors import ProblemsError, UsageError
 from masrl.imports.openalex import OpenAlexClient, OpenAlexWork
 from masrl.model import identifiers as ids
@@ -314,62 +315,66 @@ def snowball(
         if progress:
             progress(key)
 
-    # -- classify: an entry (an edge), already recorded (a duplicate), or new ----------------
-    new: list[Hit] = []
-    logged: dict[str, dict[str, list[str]]] = {d: {} for d in DIRECTIONS}
-    duplicates: set[str] = set()
-    for hit in sorted(hits.values(), key=lambda h: h.work.id):
-        entry = entry_matcher.find(hit.work)
-        if entry is not None:
-            for seed in hit.seeds.get("backward", ()):
-                found_edges.add((seed, entry))
-            for seed in hit.seeds.get("forward", ()):
-                found_edges.add((entry, seed))
-        if not _in_window(hit.work, since, until):
-            continue
-        identifier = hit.work.identifier
-        for d, seed_keys in hit.seeds.items():
-            logged[d][identifier] = sorted(seed_keys)
-        if entry is not None:
-            result.known[identifier] = f"corpus/{entry}.yaml"
-            duplicates.add(identifier)
-            continue
-        where = records.find(hit.work)
-        if where is None:
-            new.append(hit)
-        elif not where.startswith("screening/queue/"):
-            result.known[identifier] = where
-            duplicates.add(identifier)
-        else:
-            _merge_seeds(project, queue, where, hit, result)
-    for d in DIRECTIONS:
-        result.hits[d] = len(logged[d])
+    # Everything below changes files: all of it or none (masrl.files.transaction).
+    with files.transaction(project.root):
+        # -- classify: an entry (an edge), already recorded (a duplicate), or new ----------------
+        new: list[Hit] = []
+        logged: dict[str, dict[str, list[str]]] = {d: {} for d in DIRECTIONS}
+        duplicates: set[str] = set()
+        for hit in sorted(hits.values(), key=lambda h: h.work.id):
+            entry = entry_matcher.find(hit.work)
+            if entry is not None:
+                for seed in hit.seeds.get("backward", ()):
+                    found_edges.add((seed, entry))
+                for seed in hit.seeds.get("forward", ()):
+                    found_edges.add((entry, seed))
+            if not _in_window(hit.work, since, until):
+                continue
+            identifier = hit.work.identifier
+            for d, seed_keys in hit.seeds.items():
+                logged[d][identifier] = sorted(seed_keys)
+            if entry is not None:
+                result.known[identifier] = f"corpus/{entry}.yaml"
+                duplicates.add(identifier)
+                continue
+            where = records.find(hit.work)
+            if where is None:
+                new.append(hit)
+            elif not where.startswith("screening/queue/"):
+                result.known[identifier] = where
+                duplicates.add(identifier)
+            else:
+                _merge_seeds(project, queue, where, hit, result)
+        for d in DIRECTIONS:
+            result.hits[d] = len(logged[d])
 
-    # -- write: whole files only, each atomically ---------------------------------------------
-    candidates = [candidate_record(hit, today, round_id) for hit in new]
-    for data in candidates:  # a record write_item would refuse stops the run before any write
-        problems = check_queue_data(data, f"screening/queue/{data['id']}.yaml", data["id"], None)
-        if problems:
-            raise ProblemsError("screening/queue", problems)
-    ensure_round(
-        project, round_id, since, until or today, [], sources=(), opened_by="masrl snowball"
-    )
-    for data in candidates:
-        if (project.root / "screening" / "queue" / f"{data['id']}.yaml").exists():
-            continue  # a record under this name is there already; never overwrite it
-        write_item(project, data)
-        result.added.append(data["id"])
-    for d in directions:
-        if logged[d]:
-            record_citations(project, round_id, d, logged[d])
-    if duplicates:
-        log = read_identified(project, round_id)
-        merged = sorted({*log["duplicates"].get(DUPLICATES_SOURCE, []), *duplicates})
-        log["duplicates"] = {**log["duplicates"], DUPLICATES_SOURCE: merged}
-        write_identified(project, round_id, log)
-    result.edges = _refresh_graph(
-        project, graph, works, found_edges, refreshed, today, client.settings.api_url
-    )
+        # -- write: whole files only, each atomically ---------------------------------------------
+        candidates = [candidate_record(hit, today, round_id) for hit in new]
+        for data in candidates:  # a record write_item would refuse stops the run before any write
+            problems = check_queue_data(
+                data, f"screening/queue/{data['id']}.yaml", data["id"], None
+            )
+            if problems:
+                raise ProblemsError("screening/queue", problems)
+        ensure_round(
+            project, round_id, since, until or today, [], sources=(), opened_by="masrl snowball"
+        )
+        for data in candidates:
+            if (project.root / "screening" / "queue" / f"{data['id']}.yaml").exists():
+                continue  # a record under this name is there already; never overwrite it
+            write_item(project, data)
+            result.added.append(data["id"])
+        for d in directions:
+            if logged[d]:
+                record_citations(project, round_id, d, logged[d])
+        if duplicates:
+            log = read_identified(project, round_id)
+            merged = sorted({*log["duplicates"].get(DUPLICATES_SOURCE, []), *duplicates})
+            log["duplicates"] = {**log["duplicates"], DUPLICATES_SOURCE: merged}
+            write_identified(project, round_id, log)
+        result.edges = _refresh_graph(
+            project, graph, works, found_edges, refreshed, today, client.settings.api_url
+        )
     return result
 
 
