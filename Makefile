@@ -75,6 +75,7 @@ coverage: $(SETUP) ## the suite with a line-coverage report of tools/masrl
 bench: $(SETUP)   ## print the benchmark figures
 	$(BIN)/python benchmarks/bench_validate.py
 	$(BIN)/python benchmarks/bench_traces.py
+	$(BIN)/python benchmarks/bench_trace_memory.py
 	$(BIN)/python benchmarks/bench_site.py
 	$(BIN)/python benchmarks/bench_screening.py
 	$(BIN)/python benchmarks/bench_living.py

@@ -11,7 +11,7 @@ from click.testing import CliRunner
 from masrl.cli.traces import trace as trace_cli
 from masrl.errors import InputError, UsageError
 from masrl.traces.importers import import_traces
-from masrl.traces.importers.span_tree import GENERIC, TOOL, SourceSpan, build_trace
+from masrl.traces.importers.span_tree import AGENT, GENERIC, TOOL, SourceSpan, build_trace
 from masrl.traces.metrics import trace_metrics
 from masrl.traces.validate import validate_paths, validate_trace
 
@@ -128,6 +128,26 @@ def test_children_never_start_before_their_parent():
     ]
     trace, _ = build_trace(spans, trace_id="t", task_id=None, system="s", source_format="test")
     assert validate_trace(trace).ok
+
+
+def test_a_chain_of_spans_deeper_than_the_python_stack_imports():
+    """The walk is iterative: 100,000 nested agents, each a sub-agent of the one before."""
+    depth = 100_000
+    spans = [
+        SourceSpan(
+            f"s{n}", f"s{n - 1}" if n else None, AGENT, "invoke_agent", float(n), 2.0 * depth - n
+        )
+        for n in range(depth)
+    ]
+    spans.append(
+        SourceSpan("leaf", f"s{depth - 1}", TOOL, "execute_tool", depth + 0.0, depth + 0.5)
+    )
+    trace, summary = build_trace(spans, trace_id="t", task_id=None, system="s", source_format="x")
+    types = [event["type"] for event in trace["events"]]
+    assert types[0] == "message" and types[depth] == "tool_call"
+    assert types.count("spawn") == types.count("return") == depth - 1
+    assert trace["events"][-1]["id"] == "s1:end"  # the outermost sub-agent returns last
+    assert summary.events == len(types) == 2 * depth and len(trace["edges"]) == 2 * depth - 1
 
 
 def test_parent_cycles_and_duplicate_ids_are_clear_errors():

@@ -126,6 +126,34 @@ def _round(value: float) -> float:
     return int(value) if value.is_integer() else value
 
 
+_REWARD = ("reward",)  # a frame's closing for a reward span: it finishes nothing
+
+
+class _Frame:
+    """One level of the walk: the children of one span (or the roots), the next to run, the group being formed, and what closes the span (None: nothing; a
+    ``(span, caller)`` pair: a sub-agent's return; ``_REWARD``)."""
+
+    __slots__ = (
+        "agent",
+        "children",
+        "index",
+        "frontier",
+        "group_sinks",
+        "group_end",
+        "not_before",
+        "closing",
+    )
+
+    def __init__(self, agent, children, dependencies, not_before, closing):
+        self.agent, self.children = agent, children
+        self.index = 0
+        self.frontier = list(dependencies)  # what the current group depends on
+        self.group_sinks: list[str] = []
+        self.group_end: float | None = None
+        self.not_before = not_before
+        self.closing = closing
+
+
 class _Builder:
     def __init__(self, spans: list[SourceSpan]):
         self.by_id = {span.span_id: span for span in spans}
@@ -181,41 +209,51 @@ class _Builder:
             edge_type = EDGE_TYPE_AFTER.get(self.type_of[source], "causal")
             self.edges.append({"src": source, "dst": target, "type": edge_type})
 
-    # -- the walk
+    # -- the walk: iterative, with an explicit stack of frames, so a chain of spans as deep as
+    # the span cap allows neither overflows Python's stack nor costs a Python frame a level
 
     def build(self) -> None:
-        self._run_children(None, None, [], self.origin)
+        stack = [_Frame(None, self.children.get(None, ()), [], self.origin, None)]
+        while stack:
+            frame = stack[-1]
+            if frame.index < len(frame.children):
+                child = frame.children[frame.index]
+                frame.index += 1
+                # Clocks of different processes disagree: a child never starts before its parent.
+                child.start = max(child.start, frame.not_before)
+                child.end = max(child.end, child.start)
+                if frame.group_end is not None and child.start >= frame.group_end:
+                    frame.frontier, frame.group_sinks, frame.group_end = frame.group_sinks, [], None
+                stack.append(self._open(child, frame.agent, frame.frontier))
+                continue
+            stack.pop()
+            sinks = self._close(frame, frame.group_sinks or frame.frontier)
+            if stack and sinks:
+                parent = stack[-1]
+                ended = parent.children[parent.index - 1].end
+                parent.group_sinks.extend(sinks)
+                parent.group_end = (
+                    ended if parent.group_end is None else max(parent.group_end, ended)
+                )
 
-    def _run_children(self, parent_id, agent, dependencies: list[str], not_before: float):
-        """Emit the children of a span; returns the events that finish them."""
-        frontier = list(dependencies)  # what the current group depends on
-        group_sinks: list[str] = []
-        group_end = None
-        for child in self.children.get(parent_id, []):
-            # Clocks of different processes disagree: a child never starts before its parent.
-            child.start = max(child.start, not_before)
-            child.end = max(child.end, child.start)
-            if group_end is not None and child.start >= group_end:
-                frontier, group_sinks, group_end = group_sinks, [], None
-            sinks = self._emit(child, agent, frontier)
-            if sinks:
-                group_sinks.extend(sinks)
-                group_end = child.end if group_end is None else max(group_end, child.end)
-        return group_sinks or frontier
+    def _frame(self, span: SourceSpan, agent, dependencies: list[str], closing) -> _Frame:
+        """The frame that runs the children of ``span``; ``closing`` says what ends it."""
+        children = self.children.get(span.span_id, ())
+        return _Frame(agent, children, dependencies, span.start, closing)
 
-    def _emit(self, span: SourceSpan, agent: str | None, dependencies: list[str]) -> list[str]:
+    def _open(self, span: SourceSpan, agent: str | None, dependencies: list[str]) -> _Frame:
+        """Emit what opens ``span``; the frame that runs its children."""
         self.summary.by_source_kind[span.source_kind] += 1
         self.visited += 1
         kind = span.kind
         if kind == REWARD:  # a score, not an action: no event, and nothing waits for it
             self._reward(span, agent)
-            self._run_children(span.span_id, agent, list(dependencies), span.start)
-            return []
+            return self._frame(span, agent, list(dependencies), _REWARD)
         leaf = not self.children.get(span.span_id)
         duration = span.end - span.start if leaf else 0.0
         actor = agent or CALLER
         if kind in CONTAINER_KINDS:
-            return self._emit_container(span, agent, dependencies)
+            return self._open_container(span, agent, dependencies)
         if kind == TOOL:
             opened = self._event(
                 span, "", "tool_call", actor, span.start, duration, tool=span.name or None
@@ -255,9 +293,9 @@ class _Builder:
                 generic=True if kind == GENERIC else None,
             )
         self._link(dependencies, opened)
-        return self._run_children(span.span_id, agent, [opened], span.start)
+        return self._frame(span, agent, [opened], None)
 
-    def _emit_container(self, span, agent, dependencies) -> list[str]:
+    def _open_container(self, span, agent, dependencies) -> _Frame:
         name = span.name or span.source_kind
         if agent is not None:  # a sub-agent (or a workflow's agent): spawned, then returns
             opened = self._event(span, "", "spawn", agent, span.start, 0.0, to=name)
@@ -267,11 +305,19 @@ class _Builder:
                 span, "", "message", sender, span.start, 0.0, **{"from": sender, "to": name}
             )
         self._link(dependencies, opened)
-        sinks = self._run_children(span.span_id, name, [opened], span.start)
-        if agent is None:  # a top-level agent answers the caller; no hand-back event
+        # A top-level agent answers the caller: no hand-back event closes it.
+        return self._frame(span, name, [opened], None if agent is None else (span, agent))
+
+    def _close(self, frame: _Frame, sinks: list[str]) -> list[str]:
+        """The events that finish a span, once its children ran (``sinks`` finish those)."""
+        if frame.closing is None:
             return sinks
+        if frame.closing is _REWARD:
+            return []
+        span, caller = frame.closing
+        name = frame.agent
         closed = self._event(
-            span, ":end", "return", name, span.end, 0.0, **{"from": name, "to": agent or CALLER}
+            span, ":end", "return", name, span.end, 0.0, **{"from": name, "to": caller}
         )
         self._link(sinks, closed)
         return [closed]
@@ -317,13 +363,7 @@ def build_trace(
     """One masrl trace from the spans of one run; the summary of what became of them."""
     _check_span_ids(spans, source_format)
     builder = _Builder(spans)
-    try:
-        builder.build()
-    except RecursionError:
-        raise InputError(
-            f"{source_format} trace {trace_id}: spans nested too deeply to import",
-            hint="spans nest at most a few hundred levels",
-        ) from None
+    builder.build()
     if builder.visited != len(spans):
         raise InputError(
             f"{source_format} trace {trace_id}: {len(spans) - builder.visited} span(s) have "

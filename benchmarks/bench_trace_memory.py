@@ -1,0 +1,258 @@
+"""Benchmark: peak memory of the trace and ASReview commands on the worst inputs the default
+caps let in, against a baseline of the same run (a bare interpreter parsing the same file).
+
+Run:  python benchmarks/bench_trace_memory.py           (a few minutes; prints a table)
+      python benchmarks/bench_trace_memory.py --quick   (small inputs, a smoke test)
+
+Inputs, generated into a temporary directory, at the default caps of ``masrl.traces.io``
+(``DEFAULT_MAX_TRACE_EVENTS`` events or spans a trace) and ``masrl.screening.asreview_io``
+(``MAX_PROJECT_BYTES`` unpacked):
+
+* an OpenTelemetry export whose spans form one parent chain as deep as the span cap allows,
+  read by ``masrl trace import --from otel``;
+* a native trace of as many events as the event cap allows (the hierarchical run of
+  ``bench_traces.py``), read by ``trace validate``, ``metrics``, ``figure`` and ``export``;
+* ASReview project files whose data file, or whose ``results.db``, fills the unpacked cap,
+  read by ``masrl screen import`` (on a corpus with no matching record: the command reads the
+  whole project, then refuses, writing nothing; what is measured is the reading).
+
+Each command runs once in a fresh subprocess started by the minimal launcher of
+``bench_traces.py``, which reports ``resource.getrusage(RUSAGE_CHILDREN).ru_maxrss``: the peak
+resident set size. The target is 1 GiB per command; the baseline is ``json.load`` of the same
+trace (or a byte count of the project file) in a bare interpreter.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import shutil
+import sqlite3
+import sys
+import tempfile
+import zipfile
+from pathlib import Path
+
+REPO_ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO_ROOT / "tools"))
+sys.path.insert(0, str(REPO_ROOT / "benchmarks"))
+
+from bench_traces import masrl, measure, synthetic_trace  # noqa: E402
+from masrl.screening.asreview_io import MAX_PROJECT_BYTES  # noqa: E402
+from masrl.traces.io import DEFAULT_MAX_TRACE_BYTES, DEFAULT_MAX_TRACE_EVENTS  # noqa: E402
+
+TARGET_MIB = 1024
+NANOSECONDS = 1_000_000_000
+
+
+def write_otel_chain(path: Path, spans: int, max_bytes: int) -> int:
+    """One OTLP JSON request: chat spans, each the child of the one before, as many as
+    ``spans`` and ``max_bytes`` allow. Returns how many."""
+    head, tail = '{"resourceSpans":[{"scopeSpans":[{"spans":[', "]}]}]}"
+    written = len(head) + len(tail)
+    with open(path, "w", encoding="utf-8") as out:
+        out.write(head)
+        for index in range(spans):
+            parent = f',"parentSpanId":"{index - 1:016x}"' if index else ""
+            start = 1_700_000_000 * NANOSECONDS + index * 1000
+            span = (
+                ("," if index else "")
+                + f'{{"traceId":"0af7651916cd43dd8448eb211c80319c","spanId":"{index:016x}"{parent},'
+                f'"name":"chat","startTimeUnixNano":"{start}","endTimeUnixNano":"{start + 10**9}",'
+                '"attributes":[{"key":"gen_ai.operation.name","value":{"stringValue":"chat"}}]}'
+            )
+            if written + len(span) > max_bytes:
+                break
+            out.write(span)
+            written += len(span)
+        else:
+            index = spans
+        out.write(tail)
+    return index
+
+
+def write_native_trace(path: Path, events: int) -> None:
+    import orjson
+
+    path.write_bytes(orjson.dumps(synthetic_trace(events)))
+
+
+def write_asreview(path: Path, data_bytes: int, db_bytes: int) -> None:
+    """A version 3 project: a masrl-export CSV data file of about ``data_bytes`` and a
+    ``results.db`` of about ``db_bytes`` (record abstracts), with a few labelled rows whose
+    titles match nothing in any corpus."""
+    with tempfile.TemporaryDirectory() as folder:
+        database = Path(folder) / "results.db"
+        connection = sqlite3.connect(database)
+        connection.executescript(
+            "CREATE TABLE record (record_id INTEGER PRIMARY KEY, title TEXT, abstract TEXT,"
+            " doi TEXT, url TEXT, dataset_row INTEGER);"
+            "CREATE TABLE results (record_id INTEGER, label INTEGER, time REAL, note TEXT,"
+            " user_id INTEGER);"
+        )
+        abstract = "x" * 4000
+        rows = max(10, db_bytes // 4100)
+        connection.executemany(
+            "INSERT INTO record VALUES (?, ?, ?, NULL, NULL, ?)",
+            ((n, f"Unmatched benchmark title {n}", abstract, n) for n in range(rows)),
+        )
+        connection.executemany(
+            "INSERT INTO results VALUES (?, 1, 1750000000.0, NULL, 1)", ((n,) for n in range(10))
+        )
+        connection.commit()
+        connection.close()
+        with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as archive:
+            project = {"project_file_version": 3, "datasets": [{"name": "data.csv"}]}
+            archive.writestr("project.json", json.dumps(project))
+            archive.write(database, "results.db")
+            with archive.open("data/data.csv", "w", force_zip64=True) as member:
+                member.write(b"record_id,masrl_id,title,abstract\n")
+                line = 0
+                written = 0
+                while written < data_bytes:
+                    row = f"{line},bench-{line},Title {line},{'word ' * 80}\n".encode()
+                    member.write(row)
+                    written += len(row)
+                    line += 1
+
+
+def screening_root(folder: Path) -> Path:
+    """A corpus checkout to import into: the repository's data folders, copied."""
+    root = folder / "corpus-copy"
+    for name in ("taxonomy", "corpus", "exclusions", "screening"):
+        if (REPO_ROOT / name).is_dir():
+            shutil.copytree(REPO_ROOT / name, root / name)
+    return root
+
+
+BASELINE = "import json, sys; json.load(open(sys.argv[1], 'rb'))"
+COUNT_BYTES = "import sys; f = open(sys.argv[1], 'rb'); sum(len(c) for c in iter(lambda: f.read(1 << 20), b''))"
+
+
+def bare(code: str, path: Path) -> list[str]:
+    return [sys.executable, "-S", "-c", code, str(path)]
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--quick", action="store_true", help="small inputs (a smoke test)")
+    parser.add_argument("--events", type=int, help="events and spans a trace (default: the cap)")
+    parser.add_argument("--project-bytes", type=int, help="unpacked size of the projects")
+    parser.add_argument(
+        "--only",
+        nargs="+",
+        default=["OTel", "native", "ASReview"],
+        help="cases whose label holds a word",
+    )
+    arguments = parser.parse_args()
+    events = arguments.events or (20_000 if arguments.quick else DEFAULT_MAX_TRACE_EVENTS)
+    project_bytes = arguments.project_bytes or (
+        4 * 2**20 if arguments.quick else MAX_PROJECT_BYTES - 2**20
+    )
+    rows = []
+    with tempfile.TemporaryDirectory(prefix="masrl-bench-memory-") as temporary:
+        folder = Path(temporary)
+        chain, native = folder / "chain.json", folder / "native.json"
+        data_project, db_project = folder / "data.asreview", folder / "results.asreview"
+        print("generating inputs ...", file=sys.stderr)
+        chain_spans = write_otel_chain(chain, events, DEFAULT_MAX_TRACE_BYTES)
+        write_native_trace(native, events)
+        write_asreview(data_project, project_bytes, 2**20)
+        write_asreview(db_project, 2**20, project_bytes - 2 * 2**20)
+        root = screening_root(folder)
+        cases = [
+            (
+                f"OTel chain, {chain_spans:,} deep ({chain.stat().st_size / 2**20:.0f} MiB)",
+                bare(BASELINE, chain),
+                [
+                    (
+                        "trace import",
+                        masrl(
+                            "trace",
+                            "import",
+                            "--from",
+                            "otel",
+                            str(chain),
+                            "-o",
+                            str(folder / "chain.jsonl"),
+                        ),
+                    )
+                ],
+            ),
+            (
+                f"native trace, {events:,} events ({native.stat().st_size / 2**20:.0f} MiB)",
+                bare(BASELINE, native),
+                [
+                    ("trace validate", masrl("trace", "validate", str(native), "--no-progress")),
+                    ("trace metrics", masrl("trace", "metrics", str(native), "--no-progress")),
+                    (
+                        "trace figure",
+                        masrl("trace", "figure", str(native), "-o", str(folder / "native.png")),
+                    ),
+                    (
+                        "trace export",
+                        masrl(
+                            "trace",
+                            "export",
+                            str(native),
+                            "--to",
+                            "perfetto",
+                            "-o",
+                            str(folder / "native.perfetto.json"),
+                        ),
+                    ),
+                ],
+            ),
+            (
+                f"ASReview, data file of {project_bytes / 2**20:.0f} MiB",
+                bare(COUNT_BYTES, data_project),
+                [
+                    (
+                        "screen import",
+                        masrl("screen", "import", str(data_project), "--root", str(root)),
+                    )
+                ],
+            ),
+            (
+                f"ASReview, results.db of {project_bytes / 2**20:.0f} MiB",
+                bare(COUNT_BYTES, db_project),
+                [
+                    (
+                        "screen import",
+                        masrl("screen", "import", str(db_project), "--root", str(root)),
+                    )
+                ],
+            ),
+        ]
+        cases = [case for case in cases if any(word in case[0] for word in arguments.only)]
+        for label, baseline_command, commands in cases:
+            _, baseline, _ = measure(baseline_command)
+            rows.append((label, "baseline (bare parse)", baseline, 1.0, 0))
+            for name, command in commands:
+                _, peak, status = measure(command)
+                rows.append((label, f"masrl {name}", peak, peak / baseline, status))
+                print(f"  {label}: {name}: {peak:.0f} MiB, exit {status}", file=sys.stderr)
+    print_table(rows)
+    over = [f"{label}: {tool}" for label, tool, peak, _, _ in rows if peak > TARGET_MIB]
+    print(
+        f"\ntarget: every command under {TARGET_MIB} MiB; "
+        + (f"over: {'; '.join(over)}" if over else "all met")
+    )
+    return 0
+
+
+def print_table(rows) -> None:
+    header = ("input", "command", "peak MiB", "vs baseline", "exit")
+    cells = [
+        (label, tool, f"{peak:.0f}", f"{ratio:.2f}x", str(status))
+        for label, tool, peak, ratio, status in rows
+    ]
+    widths = [max(len(h), *(len(c[i]) for c in cells)) for i, h in enumerate(header)]
+    print("| " + " | ".join(h.ljust(w) for h, w in zip(header, widths)) + " |")
+    print("|" + "|".join("-" * (w + 2) for w in widths) + "|")
+    for row in cells:
+        print("| " + " | ".join(c.ljust(w) for c, w in zip(row, widths)) + " |")
+
+
+if __name__ == "__main__":
+    sys.exit(main())
