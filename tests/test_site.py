@@ -539,7 +539,7 @@ def test_entry_page_carries_citation_tags_matching_its_yaml(real_site, corpus):
     ]
     assert description and description[0].startswith(data["summary"].split()[0])
     hrefs = {a.get("href") for tag, a in page.tags if tag == "a"}
-    assert data["code"] in hrefs  # links out: code, arXiv abstract and PDF
+    assert data["code"][0]["url"] in hrefs  # links out: code, arXiv abstract and PDF
     assert {
         f"https://arxiv.org/abs/{data['identifiers']['arxiv']}",
         f"https://arxiv.org/pdf/{data['identifiers']['arxiv']}",

@@ -498,3 +498,72 @@ def test_corrections_name_a_tag_field_its_published_value_and_a_reason(
         assert not validate_project(mini_project).errors
     else:
         assert expected in only_error(mini_project)
+
+
+# -- artifact links: code, project_page, data, weights ---------------------------------------
+
+ABSTRACT = "https://arxiv.org/abs/2505.13516"
+
+
+@pytest.mark.parametrize(
+    ("field", "value", "field_prefix", "expected"),
+    [
+        ("code", "https://github.com/org/repo", "code:", "must be a list of {url, source}"),
+        ("data", [{"url": "https://hf.co/d"}], "- url:", "needs exactly url and source"),
+        (
+            "weights",
+            [{"url": "https://hf.co/m", "source": ABSTRACT, "label": "x"}],
+            "- url:",
+            "needs exactly url and source",
+        ),
+        (
+            "code",
+            [{"url": "git@github.com:org/repo.git", "source": ABSTRACT}],
+            "- url: git@",
+            "only http and https links are allowed",
+        ),
+        (
+            "project_page",
+            [{"url": "https://example.org/p", "source": "arxiv.org/abs/2505.13516"}],
+            "  source: arxiv.org",
+            "only http and https links are allowed",
+        ),
+        (
+            "code",
+            [
+                {"url": "https://github.com/org/repo", "source": ABSTRACT},
+                {"url": "https://github.com/org/repo", "source": "https://example.org/p"},
+            ],
+            "- url: https://github.com/org/repo\n",
+            "listed twice in code",
+        ),
+    ],
+)
+def test_artifact_link_rule(mini_project, field, value, field_prefix, expected):
+    data = entry_data("alpha2025", **{field: value})
+    path = write_entry(mini_project.root, data, name="alpha2025")
+    texts = [t for t in problems_for(mini_project) if "error" in t.split("\n")[0]]
+    lines = path.read_text(encoding="utf-8").splitlines(keepends=True)
+    starts = [n for n, text in enumerate(lines, 1) if (text + "\n").startswith(field_prefix)]
+    wanted = starts[-1] if expected.startswith("listed twice") else starts[0]
+    assert any(
+        t.startswith(f"corpus/alpha2025.yaml:{wanted}: error:") and expected in t for t in texts
+    ), texts
+
+
+def test_artifact_links_round_trip_through_the_model_schema_and_csv(mini_project):
+    from masrl.check.validate import load_corpus
+    from masrl.exports.csv import entry_row
+    from masrl.imports.csv import value_of_cell
+    from masrl.model.schemas import entry_schema
+
+    links = [{"url": "https://github.com/org/repo", "source": ABSTRACT}]
+    write_entry(mini_project.root, entry_data("alpha2025", code=links), name="alpha2025")
+    corpus = load_corpus(mini_project)
+    entry = next(e for e in corpus.entries if e.key == "alpha2025")
+    assert entry.to_data()["code"] == links and "data" not in entry.to_data()
+    cell = entry_row(entry, corpus.taxonomy)["code"]
+    assert value_of_cell("links", cell, "code") == links
+    schema = entry_schema(corpus.taxonomy)["properties"]
+    assert set(schema) >= {"code", "project_page", "data", "weights"}
+    assert schema["code"]["items"]["required"] == ["url", "source"]

@@ -26,6 +26,7 @@ from masrl.model.records import (
     EARLIEST_YEAR,
     EVIDENCE_OF,
     IDENTIFIER_KINDS,
+    LINK_KEYS,
     PLACEHOLDER,
     VERSION_PATTERN,
     FieldSpec,
@@ -466,6 +467,39 @@ class _RecordChecker:
                 "write a full http(s) address, one per list item",
                 "url",
             )
+
+    def _check_links(self, spec, value):
+        """A list of {url, source}: the link and the stored page that names it, both http(s)."""
+        shape = f"{spec.name}:\n  - url: https://github.com/org/repo\n    source: https://arxiv.org/abs/2505.13516"
+        if not isinstance(value, list):
+            return self.add(
+                (spec.name,),
+                f"'{spec.name}' must be a list of {{url, source}}, got {type(value).__name__} {value!r}",
+                f"write it as\n{shape}",
+                "type",
+            )
+        seen: set[str] = set()
+        for index, item in enumerate(value):
+            keys = (spec.name, index)
+            if not isinstance(item, dict) or set(item) != set(LINK_KEYS):
+                got = sorted(item) if isinstance(item, dict) else repr(item)
+                self.add(
+                    keys,
+                    f"each {spec.name} link needs exactly url and source, got {got}",
+                    f"source is the URL of the stored page that names the link; write\n{shape}",
+                    "link",
+                )
+                continue
+            for part in LINK_KEYS:
+                self._check_one_url(spec, item[part], (*keys, part))
+            if item["url"] in seen:
+                self.add(
+                    (*keys, "url"),
+                    f"{item['url']!r} is listed twice in {spec.name}",
+                    "keep one item per link",
+                    "link",
+                )
+            seen.add(item["url"])
 
     def _check_record_identifier(self, spec, value):
         if not isinstance(value, str):

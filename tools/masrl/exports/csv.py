@@ -63,8 +63,8 @@ LAYOUT_FIELDS = frozenset(
 )
 # The identifiers mapping is spread over arxiv_id (the artifact's) and two columns of masrl's.
 IDENTIFIER_COLUMNS = ("doi", "openreview")
-# Kinds written as JSON: names hold commas, evidence and corrections are structured.
-JSON_KINDS = frozenset({"authors", "evidence", "corrections"})
+# Kinds written as JSON: names hold commas, evidence, corrections and links are structured.
+JSON_KINDS = frozenset({"authors", "evidence", "corrections", "links"})
 
 
 def extra_columns(taxonomy: Taxonomy) -> tuple[str, ...]:

@@ -42,7 +42,7 @@ class Kind:
     """How the validator checks a core field and where the field sits in a record file.
 
     kind is one of: key, record_id, text (one line of prose), str, int, bool, date, authors,
-    identifiers, urls, url, record_identifier, version, venue (a label of taxonomy/venues.yaml);
+    identifiers, urls, url, links ({url, source} items), record_identifier, version, venue (a label of taxonomy/venues.yaml);
     tag fields use tag/tags.
     """
 
@@ -61,6 +61,17 @@ class FieldSpec:
     axis: str | None = None
     nullable: bool = False
     position: int = 0
+
+
+# Links to a work's artifacts, in the order a reader looks for them; each field of an entry holds a
+# list of {url, source}. The site, the exports and `masrl links check` read this one list.
+ARTIFACT_LINKS = {
+    "code": "Code repositories",
+    "project_page": "Project pages",
+    "data": "Data sets the work releases",
+    "weights": "Released model weights",
+}
+LINK_KEYS = ("url", "source")
 
 
 def _core(kind: str, position: int, description: str, annotation: Any = str, *, default: Any = ...):
@@ -98,13 +109,18 @@ ENTRY_CORE = {
         dict[str, str | None],
     ),
     "urls": _core("urls", 9, "Links to the work, primary link first.", tuple[str, ...]),
-    "code": _core(
-        "url",
-        9,
-        "Code repository named on the abstract page; null when none.",
-        str | None,
-        default=None,
-    ),
+    **{
+        name: _core(
+            "links",
+            9,
+            f"{what}, each as {{url, source}}: the link and the URL of the stored page that "
+            "names it (arXiv abstract, HTML full text, project page, Papers with Code page); "
+            "left out when none.",
+            tuple[dict[str, str], ...],
+            default=(),
+        )
+        for name, what in ARTIFACT_LINKS.items()
+    },
     "sub_decision_evidence": _core(
         "evidence",
         25,
@@ -160,7 +176,6 @@ EXCLUSION_CORE = {
 
 # Fields that may be left out of a file although the model gives them a default.
 _NULLABLE_CORE = {
-    "code",
     "affiliation",
     "notes",
     "latest_version",

@@ -10,6 +10,7 @@ from masrl.model.identifiers import KEY_PATTERN, RECORD_ID_PATTERN
 from masrl.model.records import (
     DATE_PATTERN,
     EARLIEST_YEAR,
+    LINK_KEYS,
     PLACEHOLDER,
     VERSION_PATTERN,
     FieldSpec,
@@ -71,6 +72,18 @@ def _field_schema(spec: FieldSpec, taxonomy: Taxonomy) -> dict:
         }
     elif kind == "url":
         schema = {"type": "string", "pattern": URL_PATTERN}
+    elif kind == "links":
+        url = {"type": "string", "pattern": URL_PATTERN}
+        item = {
+            "type": "object",
+            "additionalProperties": False,
+            "required": list(LINK_KEYS),
+            "properties": {
+                "url": {**url, "description": "The link."},
+                "source": {**url, "description": "The stored page that names the link."},
+            },
+        }
+        schema = {"type": "array", "items": item}
     elif kind == "evidence":
         schema = {"type": "object", "additionalProperties": {"type": "string", "minLength": 1}}
     elif kind == "corrections":

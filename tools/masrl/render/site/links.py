@@ -1,4 +1,5 @@
-"""Links out of the site for one entry: arXiv abstract and PDF, DOI, OpenReview, code.
+"""Links out of the site for one entry: arXiv abstract and PDF, DOI, OpenReview, and the
+artifacts (code, project page, data, weights).
 
 One definition, used by every list, the table data and the entry pages, so a row in any view
 leads to the same places.
@@ -8,7 +9,7 @@ from __future__ import annotations
 
 from urllib.parse import quote
 
-from masrl.model.records import Entry
+from masrl.model.records import ARTIFACT_LINKS, Entry
 from masrl.render.site.escape import html_attr, html_text, safe_url
 
 # (kind, label, URL from the identifier), in the order a reader wants them.
@@ -25,7 +26,7 @@ IDENTIFIER_LINKS = (
 
 
 def entry_links(entry: Entry) -> dict[str, str]:
-    """{kind: URL} for arxiv, pdf, doi, openreview and code, where known."""
+    """{kind: URL} for arxiv, pdf, doi, openreview and each artifact kind (its first link), where known."""
     links: dict[str, str] = {}
     arxiv = entry.identifiers.get("arxiv")
     for kind, _, url_of in IDENTIFIER_LINKS:
@@ -36,13 +37,15 @@ def entry_links(entry: Entry) -> dict[str, str]:
         value = entry.identifiers.get(kind)
         if value:
             links[kind] = url_of(value)
-    code = getattr(entry, "code", None)
-    if code and safe_url(code):
-        links["code"] = code
+    for kind in ARTIFACT_LINKS:
+        found = [link["url"] for link in getattr(entry, kind, ()) if safe_url(link["url"])]
+        if found:
+            links[kind] = found[0]
     return links
 
 
-LABELS = {kind: label for kind, label, _ in IDENTIFIER_LINKS} | {"code": "Code"}
+ARTIFACT_LABELS = {"code": "Code", "project_page": "Project", "data": "Data", "weights": "Weights"}
+LABELS = {kind: label for kind, label, _ in IDENTIFIER_LINKS} | ARTIFACT_LABELS
 
 
 def links_html(entry: Entry) -> str:
