@@ -84,7 +84,7 @@ def resolve_target(path: Path, root: Path | None = None) -> Path:
 def write_atomic(path: Path, content: str | bytes, root: Path | None = None) -> None:
     """Write through an unpredictable temporary file in the same folder, then rename."""
     real = resolve_target(path, root)
-    _make_folder(real.parent)
+    _make_folder(real.parent, shown=Path(path).parent)
     data = content.encode("utf-8") if isinstance(content, str) else content
     _before_change([os.fspath(real)])
     try:
@@ -282,11 +282,13 @@ def _create_new(path: str, data: bytes) -> None:
     os.close(descriptor)
 
 
-def _make_folder(folder: Path) -> None:
+def _make_folder(folder: Path, shown: Path | None = None) -> None:
+    """Create ``folder`` and its parents; an error names ``shown`` (the folder as the user
+    gave it) when given."""
     try:
         folder.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
-        raise write_error(exc, folder) from exc
+        raise write_error(exc, shown or folder) from exc
 
 
 def _sync_folder(folder: str | Path) -> None:

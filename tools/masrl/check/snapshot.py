@@ -104,12 +104,24 @@ def load_snapshot(project: Project, name: str) -> Corpus:
             line=line,
             hint="restore it from git; snapshots are never edited by hand",
         ) from exc
+    except RecursionError as exc:  # a hostile file nested 100,000 deep
+        raise InputError(
+            "the snapshot is nested too deeply to read (a real snapshot is a few levels deep)",
+            path=rel,
+            hint="restore it from git; snapshots are never edited by hand",
+        ) from exc
     if not isinstance(data, dict) or data.get("format") != FORMAT:
         raise InputError(
             f"not a masrl snapshot (expected format {FORMAT})", path=rel, hint="restore it from git"
         )
     content = {k: v for k, v in data.items() if k != "sha256"}
-    if data.get("sha256") != _digest(content):
+    try:
+        digest = _digest(content)
+    except RecursionError as exc:
+        raise InputError(
+            "the snapshot is nested too deeply to check", path=rel, hint="restore it from git"
+        ) from exc
+    if data.get("sha256") != digest:
         raise InputError(
             "the snapshot was changed after it was frozen (its digest does not match)",
             path=rel,
@@ -124,9 +136,11 @@ def load_snapshot(project: Project, name: str) -> Corpus:
         taxonomy = replace(taxonomy, directory=project.root / SNAPSHOT_DIR / name)
         entries = [entry_from_data(item, taxonomy=taxonomy) for item in data["entries"]]
         exclusions = [exclusion_from_data(item, taxonomy=taxonomy) for item in data["exclusions"]]
-    except (KeyError, TypeError, AttributeError, ValueError) as exc:
+    except (KeyError, TypeError, AttributeError, ValueError, RecursionError) as exc:
         raise InputError(
-            f"the snapshot is incomplete ({exc})", path=rel, hint="restore it from git"
+            f"the snapshot is incomplete ({type(exc).__name__ if isinstance(exc, RecursionError) else exc})",
+            path=rel,
+            hint="restore it from git",
         ) from exc
     return Corpus(project, taxonomy, entries, exclusions)
 

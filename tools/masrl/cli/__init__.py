@@ -91,9 +91,15 @@ LAZY_COMMANDS: dict[str, tuple[str, str, str]] = {
 }
 
 
+DEBUG_ENV = "MASRL_DEBUG"
+
+
 class ErrorReportingGroup(click.Group):
     """A command group that is masrl's one error handler: every MasrlError raised below it ends
-    as one message on stderr and the error's exit code, never a traceback."""
+    as one message on stderr and the error's exit code, never a traceback. So does anything else
+    a command lets through: an OSError names its file and the fix, input nested too deeply for
+    Python says so, and any other exception is reported as a bug in masrl. ``masrl --debug``
+    (or MASRL_DEBUG=1) lets the exception through with its traceback."""
 
     def invoke(self, ctx):
         from masrl.check.validate import CorpusInvalid
@@ -112,6 +118,44 @@ class ErrorReportingGroup(click.Group):
         except MasrlError as exc:
             click.echo(terminal_safe(f"error: {exc}"), err=True)
             sys.exit(exc.exit_code)
+        except (click.exceptions.ClickException, click.exceptions.Exit, click.exceptions.Abort):
+            raise
+        except Exception as exc:  # noqa: BLE001  (the last line of defence: one message, no traceback)
+            if _debugging(ctx):
+                raise
+            click.echo(terminal_safe(f"error: {unexpected_error_message(exc)}"), err=True)
+            sys.exit(1)
+
+
+def _debugging(ctx: click.Context) -> bool:
+    import os
+
+    return bool(ctx.find_root().params.get("debug")) or os.environ.get(DEBUG_ENV, "") not in (
+        "",
+        "0",
+    )
+
+
+def unexpected_error_message(exc: Exception) -> str:
+    """One line for an exception no library function turned into a MasrlError."""
+    from masrl.files import WRITE_HINTS
+
+    if isinstance(exc, OSError):
+        where = f"{exc.filename}: " if exc.filename else ""
+        hint = WRITE_HINTS.get(exc.errno, "check the path and its permissions")
+        return f"{where}{exc.strerror or exc} ({hint})"
+    if isinstance(exc, RecursionError):
+        return (
+            "the input is nested too deeply to read (Python's recursion limit) "
+            "(flatten the file; a real masrl file is never nested this deep)"
+        )
+    if isinstance(exc, MemoryError):
+        return "out of memory (the input is too large for this machine)"
+    return (
+        f"masrl failed unexpectedly: {type(exc).__name__}: {exc} "
+        "(this is a bug in masrl: run the command again with `masrl --debug` and report the "
+        "traceback)"
+    )
 
 
 class LazyGroup(ErrorReportingGroup):
@@ -189,5 +233,11 @@ CONTEXT_SETTINGS = {"help_option_names": ["-h", "--help"], "max_content_width": 
 
 @click.group(cls=LazyGroup, context_settings=CONTEXT_SETTINGS)
 @click.version_option(__version__, prog_name="masrl")
-def main() -> None:
+@click.option(
+    "--debug",
+    is_flag=True,
+    envvar=DEBUG_ENV,
+    help="Show the traceback of an unexpected error (for a bug report).",
+)
+def main(debug: bool) -> None:
     """masrl: the corpus and toolkit for RL in LLM-based multi-agent systems."""

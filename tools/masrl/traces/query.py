@@ -126,11 +126,26 @@ def _connect(trace_set: Path):
     ):
         connection.execute(statement)
     for table in TABLES:
-        connection.execute(
-            f"CREATE VIEW {table} AS SELECT * FROM "
-            f"read_parquet('{_quoted(root)}/{table}/*.parquet')"
-        )
+        try:
+            connection.execute(
+                f"CREATE VIEW {table} AS SELECT * FROM "
+                f"read_parquet('{_quoted(root)}/{table}/*.parquet')"
+            )
+        except duckdb.Error as exc:  # a part missing, not Parquet, or damaged
+            connection.close()
+            raise InputError(
+                f"the {table} table cannot be read: {_first_line(exc)}",
+                path=trace_set / table,
+                hint=DAMAGED_SET_HINT,
+            ) from None
     return connection, duckdb
+
+
+DAMAGED_SET_HINT = "the set is damaged or incomplete: write it again with `masrl trace collect`"
+
+
+def _first_line(exc: Exception) -> str:
+    return (str(exc).strip().splitlines() or [type(exc).__name__])[0]
 
 
 def _quoted(text: str) -> str:
@@ -149,11 +164,16 @@ def run_query(trace_set: Path | str, query: str) -> QueryResult:
         columns = [d[0] for d in cursor.description] if cursor.description else []
         return QueryResult(columns, cursor.fetchall() if columns else [])
     except duckdb.Error as exc:
-        message = str(exc).strip().splitlines()[0]
+        message = _first_line(exc)
+        # A part file that DuckDB could open but not decode is named in the message: the set,
+        # not the query, is at fault.
+        damaged = ".parquet" in message and not isinstance(
+            exc, duckdb.ParserException | duckdb.BinderException | duckdb.CatalogException
+        )
         raise InputError(
             f"query failed: {message}",
             path=trace_set,
-            hint="tables: traces, events, edges, rewards",
+            hint=DAMAGED_SET_HINT if damaged else "tables: traces, events, edges, rewards",
         ) from None
     finally:
         connection.close()

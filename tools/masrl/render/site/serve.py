@@ -77,6 +77,7 @@ def serve_site(
 ) -> None:
     from mkdocs.commands.serve import serve
 
+    check_address(host, port)  # before the site is generated: a taken port fails at once
     paths = default_paths(project, staging=staging)
     sync_tree(generate_docs(load_corpus(project), paths.source), paths.staging)
     handler = logging.StreamHandler()
@@ -104,6 +105,32 @@ def serve_site(
         stop.set()
         logger.removeHandler(handler)
         stopped_as_by_ctrl_c()
+
+
+def check_address(host: str, port: int) -> None:
+    """Refuse a port out of range, a host that is not this machine's, or a port already taken,
+    with the fix, rather than mkdocs' traceback."""
+    import socket
+
+    if not 1 <= port <= 65535:
+        raise SiteError(f"--port {port} is not a port number", hint="use one from 1 to 65535")
+    try:
+        infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)
+    except (OSError, UnicodeError) as exc:
+        raise SiteError(
+            f"--host {host!r} is not an address of this machine ({exc})",
+            hint="use 127.0.0.1 (this machine only) or 0.0.0.0 (every network)",
+        ) from exc
+    family, kind, protocol, _, address = infos[0]
+    with socket.socket(family, kind, protocol) as probe:
+        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # as the server binds
+        try:
+            probe.bind(address)
+        except OSError as exc:
+            raise SiteError(
+                f"cannot listen on {host}:{port} ({exc.strerror or exc})",
+                hint="the port is taken (another preview still running?): choose another with --port",
+            ) from exc
 
 
 def _interrupt(signum, frame):
