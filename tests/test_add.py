@@ -19,7 +19,14 @@ from conftest import entry_data, exclusion_data, write_entry, write_exclusion
 from fixtures.arxiv.fake_arxiv import FakeArxiv
 from masrl.check.validate import validate_project
 from masrl.cli import main
-from masrl.imports.add import AddRefused, ExclusionChoice, add_paper, generate_key, title_acronym
+from masrl.imports.add import (
+    AddRefused,
+    ExclusionChoice,
+    add_paper,
+    generate_key,
+    next_record_id,
+    title_acronym,
+)
 from masrl.imports.arxiv import (
     ArxivBadAnswer,
     ArxivNotFound,
@@ -147,6 +154,21 @@ def test_the_key_falls_back_to_the_surname_and_gets_a_suffix_on_collision(mini_p
     result = add_paper(mini_project, "2510.99902", settings_for(fake))
     assert result.path.name == "tanaka2025-b.yaml"
     assert result.data["key"] == "tanaka2025-b"
+
+
+def test_a_name_the_screening_files_use_is_never_given_to_a_new_record(mini_project, fake):
+    """A moved record's old key or id keeps naming its readings: a new paper must not inherit them."""
+    fake.answer_papers()
+    tags = mini_project.root / "screening" / "tags"
+    tags.mkdir(parents=True)
+    (tags / "2026-12.yaml").write_text(
+        "readings:\n- record: tanaka2025\n  screener: reader A\n  tags: {decision: exclude}\n"
+        "- {record: E002, screener: reader B, tags: {decision: exclude}}\n",
+        encoding="utf-8",
+    )
+    result = add_paper(mini_project, "2510.99902", settings_for(fake))
+    assert result.data["key"] == "tanaka2025-b"
+    assert next_record_id(mini_project) == "E003"
 
 
 @pytest.mark.parametrize(

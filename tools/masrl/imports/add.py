@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from masrl import files
 from masrl.errors import InputError
 from masrl.files import transaction, write_atomic
 from masrl.model import identifiers as ids
@@ -157,14 +158,39 @@ def generate_key(title: str, authors, year: int | str | None, taken: set[str]) -
     return f"{base}-{number}"
 
 
+# Files that name records by key or id: a new record never takes a name one of them uses, or it
+# would inherit another paper's readings, decisions or citations.
+NAMING_FILES = ("screening/decisions/*.yaml", "screening/tags/*.yaml", "citations/graph.yaml")
+
+
+def named_elsewhere(project: Project) -> set[str]:
+    """Every record name (key or id) the screening files and the citation graph use, moved and
+    renamed records' old names included. Found by a scan of the text, not a YAML parse: a round's
+    tags file runs to tens of thousands of lines, and a name is one plain token after
+    ``record:``, ``from:`` or ``to:`` in any of them."""
+    names: set[str] = set()
+    for pattern in NAMING_FILES:
+        for path in sorted(project.root.glob(pattern)):
+            try:
+                text = files.read_regular_text(path, project.root)
+            except (OSError, InputError):
+                continue  # its own check reports it
+            names.update(_NAMED.findall(text))
+    return names
+
+
+_NAMED = re.compile(
+    r"""(?:^|[\s{,])(?:record|from|to):[ \t]*['"]?([A-Za-z0-9][A-Za-z0-9._-]*)""", re.M
+)
+
+
 def taken_keys(project: Project) -> set[str]:
-    return {p.stem for p in project.entry_paths()}
+    return {p.stem for p in project.entry_paths()} | named_elsewhere(project)
 
 
 def next_record_id(project: Project) -> str:
-    numbers = [
-        int(p.stem[1:]) for p in project.exclusion_paths() if RECORD_ID_PATTERN.match(p.stem)
-    ]
+    used = {p.stem for p in project.exclusion_paths()} | named_elsewhere(project)
+    numbers = [int(name[1:]) for name in used if RECORD_ID_PATTERN.match(name)]
     return f"E{max(numbers, default=0) + 1:03d}"
 
 
