@@ -18,7 +18,8 @@ from click.testing import CliRunner
 from conftest import REPO_ROOT, entry_data, write_entry
 from masrl import files
 from masrl.cli import main
-from masrl.errors import WriteError
+from masrl.errors import InputError, WriteError
+from masrl.screening.asreview_io import read_project
 
 runner = CliRunner()
 TOOLS = str(REPO_ROOT / "tools")
@@ -285,6 +286,10 @@ BAD_PROJECTS = {
         ),
         "project.json: 'datasets[0].name' in project.json is a int, not a file name",
     ),
+    "a project.json of more than 10 MB": (
+        lambda p: asreview_file(p, [GOOD], config={"project_file_version": 3, "pad": "x" * 10**7}),
+        "project.json: project.json inside the project file is larger than 10 MB",
+    ),
     "bad CRC": (
         lambda p: damaged(asreview_file(p, [GOOD], compression=zipfile.ZIP_STORED), "results.db"),
         "results.db: the member results.db is damaged (Bad CRC-32",
@@ -308,6 +313,25 @@ def test_a_bad_asreview_project_is_named_and_changes_nothing(screening, tmp_path
     assert "Traceback" not in result.output and str(path) in result.output
     assert expected in result.output
     assert tree(screening.root) == before
+
+
+def test_a_ris_data_file_is_streamed_for_its_ids(tmp_path):
+    """The data file is read as a stream (it may be hundreds of megabytes): a RIS file with a
+    byte-order mark and CRLF line ends still names each row's masrl id, and damage to it is
+    reported, not taken for a RIS file without ids."""
+    path = asreview_file(
+        tmp_path / "lab.asreview",
+        [GOOD],
+        config={"project_file_version": 3, "datasets": [{"name": "export.ris"}]},
+    )
+    note = "".join(f"word{n} " for n in range(1000))  # enough stored data to damage
+    ris = f"\ufeffTY  - JOUR\r\nID  - 2606.00002\r\nN1  - {note}\r\nER  - \r\n"
+    with zipfile.ZipFile(path, "a") as archive:
+        archive.writestr("data/export.ris", ris.encode())
+    [row] = read_project(path)
+    assert row.masrl_id == "2606.00002"
+    with pytest.raises(InputError, match="the member data/export.ris is damaged"):
+        read_project(damaged(path, "data/export.ris"))
 
 
 def test_a_good_hand_made_project_imports(screening, tmp_path):

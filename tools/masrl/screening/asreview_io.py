@@ -27,8 +27,12 @@ import re
 import sqlite3
 import tempfile
 import zipfile
+import zlib
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import IO
 
 from masrl import files
 from masrl.errors import InputError, UsageError
@@ -51,6 +55,9 @@ EXPORT_COLUMNS = (
     "included",
 )
 MAX_PROJECT_BYTES = 500_000_000  # uncompressed; a bigger "project" is refused rather than unpacked
+MAX_CONFIG_BYTES = 10_000_000  # project.json: a few kilobytes as ASReview writes it
+COPY_CHUNK = 2**20
+ZIP_DAMAGE = (zipfile.BadZipFile, zlib.error, EOFError)
 
 
 def _clean(value) -> str:
@@ -219,8 +226,15 @@ def read_project(path: Path) -> list[LabelledRow]:
             raise InputError(
                 "the project file unpacks to more than 500 MB; refusing to read it", path=shown
             )
+        if archive.getinfo("project.json").file_size > MAX_CONFIG_BYTES:
+            raise InputError(
+                "project.json inside the project file is larger than 10 MB; refusing to read it",
+                path=f"{shown}:project.json",
+                hint="ASReview writes a project.json of a few kilobytes; export the project again",
+            )
         try:
-            config = json.loads(_member(archive, "project.json", shown))
+            with _member(archive, "project.json", shown) as member:
+                config = json.loads(member.read())
         except (ValueError, UnicodeDecodeError, RecursionError) as exc:
             raise InputError(
                 "project.json inside the project file is not valid JSON", path=shown
@@ -241,17 +255,32 @@ def read_project(path: Path) -> list[LabelledRow]:
         data_rows = _data_file_ids(archive, config, shown)
         with tempfile.TemporaryDirectory() as folder:
             database = Path(folder) / "results.db"
-            database.write_bytes(_member(archive, "results.db", shown))
+            _unpack(archive, "results.db", shown, database)
             return _labelled_rows(database, data_rows, shown)
 
 
-def _member(archive: zipfile.ZipFile, name: str, shown: str) -> bytes:
-    """One member's bytes; a damaged archive (bad CRC, broken deflate stream, encryption, an
-    unknown compression) is an InputError naming the file and the member."""
-    import zlib
+def _unpack(archive: zipfile.ZipFile, name: str, shown: str, target: Path) -> None:
+    """Copy one member to ``target`` a chunk at a time (never whole in memory)."""
+    with _member(archive, name, shown) as member, open(target, "wb") as out:
+        while chunk := member.read(COPY_CHUNK):
+            try:
+                out.write(chunk)
+            except OSError as exc:  # a full or read-only temporary folder, not a damaged zip
+                raise InputError(
+                    f"cannot unpack {name} into a temporary file ({exc.strerror or exc})",
+                    path=str(target),
+                    hint="free disk space in the temporary folder (TMPDIR) and run it again",
+                ) from exc
 
+
+@contextmanager
+def _member(archive: zipfile.ZipFile, name: str, shown: str) -> Iterator[IO[bytes]]:
+    """One member, opened for streaming; a damaged archive (bad CRC, broken deflate stream,
+    encryption, an unknown compression), found on opening or on any read inside the block, is
+    an InputError naming the file and the member."""
     try:
-        return archive.read(name)
+        with archive.open(name) as member:
+            yield member
     except (zipfile.BadZipFile, zlib.error, EOFError, OSError) as exc:
         raise InputError(
             f"the member {name} is damaged ({exc})",
@@ -285,29 +314,48 @@ def _data_file_ids(archive: zipfile.ZipFile, config: dict, shown: str) -> dict[i
     member = f"data/{name}" if name else None
     if not member or member not in archive.namelist():
         return {}
-    text = _member(archive, member, shown).decode("utf-8", errors="replace")
-    if name.lower().endswith((".ris", ".txt")):
-        return _ris_ids(text)
-    if not name.lower().endswith((".csv", ".tsv", ".tab")):
+    if not name.lower().endswith((".ris", ".txt", ".csv", ".tsv", ".tab")):
         return {}
-    reader = csv.DictReader(
-        io.StringIO(text), delimiter="\t" if name.lower().endswith((".tsv", ".tab")) else ","
-    )
-    if "masrl_id" not in (reader.fieldnames or []):
-        return {}
-    return {
-        row: (record.get("masrl_id") or "").strip()
-        for row, record in enumerate(reader)
-        if (record.get("masrl_id") or "").strip()
-    }
+    # Streamed: the data file can be hundreds of megabytes; only its masrl ids are kept.
+    ris = name.lower().endswith((".ris", ".txt"))
+    with _member(archive, member, shown) as raw:
+        # csv reads line ends itself; rispy reads lines with the ends translated.
+        text = io.TextIOWrapper(
+            raw, encoding="utf-8", errors="replace", newline=None if ris else ""
+        )
+        if ris:
+            return _ris_ids(text)
+        delimiter = "\t" if name.lower().endswith((".tsv", ".tab")) else ","
+        return _csv_ids(text, delimiter, f"{shown}:{member}")
 
 
-def _ris_ids(text: str) -> dict[int, str]:
+def _csv_ids(text: IO[str], delimiter: str, where: str) -> dict[int, str]:
+    reader = csv.DictReader(text, delimiter=delimiter)
+    try:
+        if "masrl_id" not in (reader.fieldnames or []):
+            return {}
+        return {
+            row: (record.get("masrl_id") or "").strip()
+            for row, record in enumerate(reader)
+            if (record.get("masrl_id") or "").strip()
+        }
+    except csv.Error as exc:
+        raise InputError(
+            f"the data file cannot be read as CSV ({exc})",
+            path=where,
+            line=reader.line_num,
+            hint="export the project again from ASReview LAB",
+        ) from exc
+
+
+def _ris_ids(text: IO[str]) -> dict[int, str]:
     """dataset_row -> masrl_id from a RIS data file (its ID tags), read as ASReview reads it."""
     import rispy
 
     try:
-        entries = rispy.loads(text.removeprefix("\ufeff"), skip_unknown_tags=True)
+        entries = rispy.load(text, skip_unknown_tags=True)  # drops a byte-order mark itself
+    except ZIP_DAMAGE:  # the member, not its RIS: reported by _member
+        raise
     except Exception:  # noqa: BLE001  (a RIS file rispy cannot read: match by identifiers and titles)
         return {}
     return {
