@@ -20,7 +20,7 @@ import os
 import re
 from contextlib import contextmanager
 from pathlib import Path
-from urllib.parse import urljoin, urlsplit
+from urllib.parse import parse_qsl, urljoin, urlsplit
 from xml.etree import ElementTree
 
 import pytest
@@ -34,6 +34,7 @@ from test_site import (
     _collapse,
     built_site,
     html_pages,
+    page_url_path,
     parse,
 )
 
@@ -733,3 +734,48 @@ def test_a_chip_tells_screen_readers_its_axis_and_definition(watched):
         assert link["description"]["value"].startswith("Topology"), (path, link)
         assert len(link["description"]["value"]) > len("Topology: "), (path, link)
         session.detach()
+
+
+# A count that links to a list: a bare number, or "all N entries of the cell in the table".
+COUNT_LINK = re.compile(
+    r'<a href="([^"#]+)"[^>]*>(?:all )?(\d+)(?: entries of the cell in the table)?</a>'
+)
+
+
+def count_links(site: BuiltSite) -> dict[str, dict[str, int]]:
+    """{target path with query: {page it is linked from: the count it shows}} over every page."""
+    found: dict[str, dict[str, int]] = {}
+    for path in html_pages(site):
+        page = page_url_path(site, path)
+        for href, count in COUNT_LINK.findall(path.read_text(encoding="utf-8")):
+            target = urlsplit(urljoin(site.url + page.lstrip("/"), html.unescape(href)))
+            found.setdefault(f"{target.path.lstrip('/')}?{target.query}", {})[page] = int(count)
+    return found
+
+
+@pytest.mark.slow
+def test_every_count_that_links_to_a_list_opens_exactly_that_many_records(watched, sample_site):
+    """Cross-tab and gap cells, counts per axis on the statistics and browse pages and an entry's
+    "all N entries of the cell" each open the table filtered to exactly the records counted: the
+    table keeps every filter of the link (none is dropped as unknown, `verified` included) and
+    shows as many rows as the link said. One load per distinct link, in one browser session."""
+    links = count_links(sample_site)
+    pages = {page for linked_from in links.values() for page in linked_from}
+    assert {"/statistics/", "/gaps/", "/browse/verified/"} <= pages
+    assert any("verified=" in target for target in links)
+    assert all(target.startswith("table/?") for target in links), sorted(links)[:5]
+    mismatches = []
+    for target, linked_from in sorted(links.items()):
+        page = watched.goto(target)
+        table_ready(page)
+        kept = sorted(parse_qsl(urlsplit(page.url).query))
+        if kept != sorted(parse_qsl(target.split("?", 1)[1])):
+            mismatches.append(f"{target}: the table dropped filters, kept {kept}")
+        rows = len(shown_keys(page))
+        mismatches += [
+            f"{origin} links {count} to {target}, which shows {rows} rows"
+            for origin, count in linked_from.items()
+            if count != rows
+        ]
+    assert len(links) > 50
+    assert mismatches == []

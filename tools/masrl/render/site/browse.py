@@ -15,6 +15,7 @@ from masrl.render.site.escape import anchor_id, html_text, md_text
 from masrl.render.site.links import links_html
 from masrl.render.site.markdown import table
 from masrl.render.site.navigation import nav_file
+from masrl.render.site.reports import count_link
 
 BROWSE_INDEX = "browse/index.md"
 TAXONOMY_PAGE = "taxonomy.md"
@@ -74,8 +75,9 @@ def browse_markdown(ctx: SiteContext, name: str) -> str:
     for value, keys in groups.items():
         label = md_text(ctx.value_label(name, value))
         css = "masrl-count-gap" if not keys and value != NOT_APPLICABLE else "masrl-count"
+        count = count_link(page, name, value, len(keys)) if keys else str(len(keys))
         overview.append(
-            [f"[{label}](#{value_anchor(value)})", f'<span class="{css}">{len(keys)}</span>']
+            [f"[{label}](#{value_anchor(value)})", f'<span class="{css}">{count}</span>']
         )
     parts = [
         SEARCH_EXCLUDED,

@@ -272,6 +272,15 @@ class SiteContext:
         """Fields entry pages list as tag rows, in the registry's `show.tags` order."""
         return self.taxonomy.shown("tags")
 
+    @cached_property
+    def filter_fields(self) -> tuple[str, ...]:
+        """Fields the interactive table filters by: its facets, then every other field the site
+        links to the table by (a cross-tab's or a count's field, e.g. `verified`), so that no
+        link opens a table that ignores part of its query."""
+        facets = self.taxonomy.shown("facet")
+        linked = (*self.tag_fields, *self.taxonomy.shown("stats"))
+        return facets + tuple(dict.fromkeys(n for n in linked if n not in facets))
+
     def chips_html(
         self, from_page: str, entry: Entry, fields: tuple[str, ...] | None = None
     ) -> str:

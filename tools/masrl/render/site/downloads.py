@@ -60,7 +60,7 @@ def table_data(ctx: SiteContext) -> dict:
     URLs are relative to the site root; the script resolves them against the JSON file's URL.
     """
     axes = []
-    for name in ctx.taxonomy.shown("facet"):
+    for name in ctx.filter_fields:
         field = ctx.fields[name]
         values = [
             {"id": v, "label": ctx.value_label(name, v)} for v in ctx.taxonomy[field.axis].ids

@@ -54,6 +54,20 @@ def table_filter_url(page: str, filters: dict[str, str]) -> str:
     return html_href(page, TABLE_PAGE) + "?" + urlencode(sorted(filters.items()))
 
 
+def value_filter(field_name: str, value: str) -> dict[str, str]:
+    """The table's query for the entries holding one value: a year is a one-year range and
+    "not applicable" is the table's `-`."""
+    if field_name == "year":
+        return {"from": value, "to": value}
+    return {field_name: "-" if value == NOT_APPLICABLE else value}
+
+
+def count_link(page: str, field_name: str, value: str, count: int) -> str:
+    """A count linking to the table filtered to exactly the entries it counts."""
+    href = html_attr(table_filter_url(page, value_filter(field_name, value)))
+    return f'<a href="{href}">{count}</a>'
+
+
 # ---------------------------------------------------------------------------------------------
 # Statistics.
 
@@ -130,11 +144,10 @@ def _counts_table(
         label = f'<a href="{href}">{html_text(label_text)}</a>'
         if value == NOT_APPLICABLE:
             label = f"<em>{label}</em>"
-        shown = (
-            f'<span class="masrl-count-gap">{count}</span>'
-            if count == 0 and value != NOT_APPLICABLE
-            else str(count)
-        )
+        if count == 0:
+            shown = '<span class="masrl-count-gap">0</span>' if value != NOT_APPLICABLE else "0"
+        else:
+            shown = count_link(page, name, value, count)
         row_cells = [label, shown, share]
         if ctx.snapshot_stats is not None:
             old = frozen.get(value) if frozen is not None else None

@@ -81,7 +81,7 @@ def _header(key: str, label: str, css: str) -> str:
 def table_markdown(ctx: SiteContext) -> str:
     page = TABLE_PAGE
     years = sorted({e.year for e in ctx.corpus.entries}) or [0]
-    axis_filters = "\n".join(axis_filter(ctx, name) for name in ctx.taxonomy.shown("facet"))
+    axis_filters = "\n".join(axis_filter(ctx, name) for name in ctx.filter_fields)
     headers = "".join(_header(*column) for column in columns(ctx)) + SUMMARY_HEADER
     app = f"""<div id="masrl-table-app" class="masrl-table-app" data-src="{html_attr(html_href(page, TABLE_DATA))}">
 <form id="masrl-filters" class="masrl-filters" role="search" aria-label="Filter the entries" autocomplete="off">
