@@ -68,6 +68,7 @@ def runs_of(workflow: dict) -> list[str]:
 WRITING_WORKFLOWS = {
     "discover.yml": {"contents": "write", "pull-requests": "write"},
     "update-lock.yml": {"contents": "write", "pull-requests": "write"},
+    "links.yml": {"contents": "read", "issues": "write"},
 }
 
 
@@ -167,6 +168,62 @@ def test_update_lock_workflow_runs_weekly_and_on_demand_through_the_tested_scrip
     assert runs_of(workflow)[-1] == "bash scripts/update_lock_pr.sh"
     step = job["steps"][-1]
     assert step["env"]["GH_TOKEN"] == "${{ github.token }}" and step["env"]["CI"] == "true"
+
+
+def test_links_workflow_runs_weekly_and_opens_an_issue_through_the_tested_script():
+    workflow = load(GITHUB / "workflows" / "links.yml")
+    assert set(workflow["on"]) == {"schedule", "workflow_dispatch"}
+    assert len(workflow["on"]["schedule"]) == 1
+    (job,) = workflow["jobs"].values()
+    assert "permissions" not in job
+    runs = runs_of(workflow)
+    assert any(
+        "masrl links check" in r and "--broken-report build/broken-links.md" in r for r in runs
+    )
+    assert runs[-1] == "bash scripts/links_issue.sh build/broken-links.md"
+    assert job["steps"][-1]["env"]["GH_TOKEN"] == "${{ github.token }}"
+
+
+FAKE_GH = """#!/usr/bin/env bash
+echo "$*" >> "$GH_LOG"
+if [[ "$1 $2" == "issue list" ]]; then echo "${OPEN_ISSUE:-}"; fi
+"""
+
+
+@pytest.mark.parametrize(
+    ("report", "open_issue", "called"),
+    [
+        ("", "", []),
+        ("1 outgoing link(s)...\n", "", ["issue list", "issue create"]),
+        ("1 outgoing link(s)...\n", "12", ["issue list", "issue comment 12"]),
+    ],
+)
+def test_links_issue_script_opens_one_issue_or_comments_on_the_open_one(
+    tmp_path, report, open_issue, called
+):
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    (bin_dir / "gh").write_text(FAKE_GH, encoding="utf-8")
+    (bin_dir / "gh").chmod(0o755)
+    (tmp_path / "broken.md").write_text(report, encoding="utf-8")
+    log = tmp_path / "gh.log"
+    log.touch()
+    env = {**os.environ, "PATH": f"{bin_dir}{os.pathsep}{os.environ['PATH']}"}
+    env |= {"GH_LOG": str(log), "OPEN_ISSUE": open_issue}
+    result = subprocess.run(
+        ["bash", str(REPO_ROOT / "scripts" / "links_issue.sh"), str(tmp_path / "broken.md")],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=60,
+        check=False,
+    )
+    assert result.returncode == 0, result.stderr
+    calls = log.read_text(encoding="utf-8").splitlines()
+    assert [c for c in calls if any(c.startswith(w) for w in called)] == calls
+    assert len(calls) == len(called)
+    if calls:
+        assert "--body-file" in calls[-1]
 
 
 def test_pages_workflow_builds_from_main_and_only_deploy_may_write():

@@ -35,6 +35,11 @@ LAZY_COMMANDS: dict[str, tuple[str, str, str]] = {
         "trace",
         "Orchestration traces: validate, metrics, figures, import, export, collect, query.",
     ),
+    "links": (
+        "masrl.cli.links",
+        "links_group",
+        "Check every outgoing link of the corpus; record its health in links/health.yaml.",
+    ),
     "add": (
         "masrl.cli.contribute",
         "add_command",
