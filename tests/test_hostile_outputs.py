@@ -11,8 +11,9 @@ from click.testing import CliRunner
 from conftest import entry_data, write_entry
 from masrl.check.validate import load_corpus, validate_project
 from masrl.cli import main
+from masrl.csvsafe import neutralise_cell, restore_cell
 from masrl.exports.bibtex import export_bibtex
-from masrl.exports.csv import export_csv, neutralise_cell, restore_cell
+from masrl.exports.csv import export_csv
 from masrl.model import identifiers as ids
 from masrl.model.records import entry_from_data
 from masrl.text import terminal_safe

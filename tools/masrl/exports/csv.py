@@ -7,11 +7,10 @@ placeholder that `masrl validate` rejects until a person fills them in.
 
 from __future__ import annotations
 
-import csv
-import io
 import json
 import re
 
+from masrl.csvsafe import csv_text
 from masrl.model.project import Corpus
 from masrl.model.records import Entry, Exclusion, entry_specs
 from masrl.model.taxonomy import Taxonomy
@@ -172,32 +171,8 @@ def exclusion_row(record: Exclusion, taxonomy: Taxonomy) -> dict[str, str]:
     }
 
 
-# OWASP "CSV injection": a spreadsheet runs a cell starting with one of these as a formula.
-FORMULA_TRIGGERS = ("=", "+", "-", "@", "\t", "\r")
-NEUTRALISER = "'"
-
-
-def neutralise_cell(value: str) -> str:
-    """Prefix a formula-like cell with a single quote (OWASP's rule) so spreadsheets show it as
-    text. A cell already starting with a quote gets one more, so ``restore_cell`` is exact."""
-    if value.startswith(FORMULA_TRIGGERS) or value.startswith(NEUTRALISER):
-        return NEUTRALISER + value
-    return value
-
-
-def restore_cell(value: str) -> str:
-    """The inverse of neutralise_cell, applied on import."""
-    if value.startswith(NEUTRALISER) and value[1:].startswith((*FORMULA_TRIGGERS, NEUTRALISER)):
-        return value[1:]
-    return value
-
-
 def _render(header, rows) -> str:
-    buffer = io.StringIO()
-    writer = csv.DictWriter(buffer, fieldnames=header, lineterminator="\n")
-    writer.writeheader()
-    writer.writerows({name: neutralise_cell(value) for name, value in row.items()} for row in rows)
-    return buffer.getvalue()
+    return csv_text(header, rows)
 
 
 def papers_csv(entries: list[Entry], taxonomy: Taxonomy) -> str:

@@ -13,6 +13,7 @@ from pathlib import Path
 
 from pylatexenc.latex2text import LatexNodes2Text, MacroTextSpec, get_default_latex_context_db
 
+from masrl.csvsafe import restore_cell
 from masrl.errors import InputError, ProblemsError
 from masrl.exports.csv import (
     DOI_URL,
@@ -26,7 +27,6 @@ from masrl.exports.csv import (
     PAPERS_HEADER_WITHOUT_SUMMARY,
     UNKNOWN_AFFILIATION,
     extra_columns,
-    restore_cell,
 )
 from masrl.files import read_regular_text, transaction, write_atomic, write_many
 from masrl.model import identifiers as ids

@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-import csv
-import io
 import json
 from collections.abc import Iterable
 
+from masrl.csvsafe import csv_text
 from masrl.derive.stats import NOT_APPLICABLE, Stats
 from masrl.derive.tables import Counts, CrossTab
 
@@ -186,8 +185,4 @@ def stats_rows(stats: Stats) -> list[tuple[str, str, str, int]]:
 
 def stats_csv(stats: Stats) -> str:
     """Long (tidy) CSV with the header table,row,column,count."""
-    buffer = io.StringIO()
-    writer = csv.writer(buffer, lineterminator="\n")
-    writer.writerow(["table", "row", "column", "count"])
-    writer.writerows(stats_rows(stats))
-    return buffer.getvalue()
+    return csv_text(["table", "row", "column", "count"], stats_rows(stats))

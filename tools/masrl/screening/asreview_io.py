@@ -35,6 +35,7 @@ from pathlib import Path
 from typing import IO
 
 from masrl import files
+from masrl.csvsafe import csv_text
 from masrl.errors import InputError, UsageError
 from masrl.model import identifiers as ids
 from masrl.model.project import Project, read_records
@@ -126,11 +127,7 @@ def export_rows(project: Project, labelled: bool = False) -> list[dict]:
 
 
 def export_csv(project: Project, labelled: bool = False) -> str:
-    buffer = io.StringIO()
-    writer = csv.DictWriter(buffer, fieldnames=EXPORT_COLUMNS, lineterminator="\n")
-    writer.writeheader()
-    writer.writerows(export_rows(project, labelled))
-    return buffer.getvalue()
+    return csv_text(EXPORT_COLUMNS, export_rows(project, labelled))
 
 
 RIS_LABEL_NOTES = {"1": "ASReview_relevant", "0": "ASReview_irrelevant"}  # ASReview's own spelling

@@ -19,8 +19,6 @@ Invalid traces get no metrics: they are reported as problems instead.
 
 from __future__ import annotations
 
-import csv
-import io as text_io
 import json
 import math
 from collections import Counter
@@ -31,6 +29,7 @@ from operator import lt, ne
 from pathlib import Path
 from typing import Any
 
+from ..csvsafe import csv_text
 from ..errors import InputError
 from ..problems import Problem
 from .check_graph import NON_DEPENDENCY_EDGE_TYPES
@@ -355,22 +354,13 @@ class MetricsReport:
         return self._table(summary_only)
 
     def _rows_csv(self) -> str:
-        buffer = text_io.StringIO()
-        writer = csv.DictWriter(buffer, fieldnames=self.columns(), lineterminator="\n")
-        writer.writeheader()
-        for row in self.rows:
-            writer.writerow({key: "" if value is None else value for key, value in row.items()})
-        return buffer.getvalue().rstrip("\n")
+        return csv_text(self.columns(), self.rows).rstrip("\n")
 
     def _summary_csv(self) -> str:
-        buffer = text_io.StringIO()
-        writer = csv.writer(buffer, lineterminator="\n")
-        writer.writerow(["metric", "count", "mean", "min", "median", "max"])
-        for column, stats in self.summary()["numeric"].items():
-            writer.writerow(
-                [column, stats["count"], stats["mean"], stats["min"], stats["median"], stats["max"]]
-            )
-        return buffer.getvalue().rstrip("\n")
+        header = ["metric", "count", "mean", "min", "median", "max"]
+        numeric = self.summary()["numeric"]
+        rows = [{"metric": column, **stats} for column, stats in numeric.items()]
+        return csv_text(header, rows).rstrip("\n")
 
     def _table(self, summary_only: bool) -> str:
         parts = []

@@ -9,12 +9,11 @@ Ready queries answer the survey's orchestration sub-decision questions by name.
 
 from __future__ import annotations
 
-import csv
-import io
 import json
 from dataclasses import dataclass
 from pathlib import Path
 
+from ..csvsafe import csv_text
 from ..errors import InputError, UsageError
 from .collect import MARKER, TABLES
 
@@ -89,11 +88,7 @@ class QueryResult:
                 default=str,
             )
         if fmt == "csv":
-            buffer = io.StringIO()
-            writer = csv.writer(buffer, lineterminator="\n")
-            writer.writerow(self.columns)
-            writer.writerows(["" if v is None else v for v in row] for row in self.rows)
-            return buffer.getvalue().rstrip("\n")
+            return csv_text(self.columns, self.rows).rstrip("\n")
         cells = [["-" if v is None else str(v) for v in row] for row in self.rows]
         widths = [max([len(c), *(len(r[i]) for r in cells)]) for i, c in enumerate(self.columns)]
         lines = [
