@@ -348,3 +348,50 @@ def test_a_sibling_folder_sharing_the_name_prefix_is_outside(tmp_path):
     with pytest.raises(InputError, match="refusing to read outside"):
         read_regular_bytes(tmp_path / "corpus" / "a.yaml", tmp_path / "corpus")
     assert read_regular_bytes(tmp_path / "corpus-evil" / "a.yaml", tmp_path) == b"key: a\n"
+
+
+def _dripping(seconds: int, gap: float = 0.2):
+    """A handler that sends a byte every ``gap`` seconds for ``seconds``: every wait is far
+    within the read timeout, so only a total deadline on the request stops it."""
+
+    def drip(request):
+        def body():
+            for _ in range(int(seconds / gap)):
+                yield b" "
+                time.sleep(gap)
+
+        return Response(body(), status=200, content_type="application/json")
+
+    return drip
+
+
+def test_the_timeout_bounds_a_whole_arxiv_request_not_each_byte(mini_project, httpserver):
+    """Issue 34: a server sending a byte a second held `masrl add` for the 120 s deadline,
+    whatever --timeout said. Now --timeout bounds the request, body included."""
+    httpserver.expect_request(API_PATH).respond_with_handler(_dripping(20))
+    before = _corpus_files(mini_project)
+    started = time.monotonic()
+    result = runner.invoke(
+        main,
+        ["add", "2510.99902", "--root", str(mini_project.root), "--timeout", "1"]
+        + ["--retries", "0", "--delay", "0", "--api-url", httpserver.url_for(API_PATH)],
+    )
+    assert time.monotonic() - started < 6  # 1 s and the command's own start, not 20 s
+    assert result.exit_code != 0 and "within the 1 s timeout" in result.output, result.output
+    assert "Traceback" not in result.output and _corpus_files(mini_project) == before
+
+
+def test_the_timeout_bounds_a_whole_openalex_request_not_each_byte(httpserver):
+    from masrl.imports.openalex import OpenAlexClient, OpenAlexError, OpenAlexSettings
+
+    httpserver.expect_request("/works/W1").respond_with_handler(_dripping(20))
+    client = OpenAlexClient(
+        OpenAlexSettings(
+            api_url=httpserver.url_for("/"), timeout=1.0, retries=0, delay=0.0, backoff=0.0
+        ),
+        sleep=lambda s: None,
+    )
+    started = time.monotonic()
+    with pytest.raises(OpenAlexError, match="did not send its whole answer within 1 s"):
+        client.work("W1")
+    assert time.monotonic() - started < 4

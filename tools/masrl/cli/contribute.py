@@ -28,7 +28,7 @@ _ARXIV_OPTIONS = (
         type=click.FloatRange(min=0.01),
         default=30.0,
         show_default=True,
-        help="Seconds to wait for each answer.",
+        help="Seconds for each request, the whole answer included.",
     ),
     click.option(
         "--retries",

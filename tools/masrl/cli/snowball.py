@@ -64,7 +64,7 @@ from masrl.imports.openalex import API_URL_ENV, DEFAULT_API_URL, MAILTO_ENV
     type=click.FloatRange(min=0.01),
     default=30.0,
     show_default=True,
-    help="Seconds to wait for each answer.",
+    help="Seconds for each request, the whole answer included.",
 )
 @click.option(
     "--retries",

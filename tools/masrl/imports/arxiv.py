@@ -24,6 +24,7 @@ from lxml import etree
 from requests.adapters import HTTPAdapter
 
 from masrl.errors import RemoteError
+from masrl.imports.http_body import BodyBroken, BodyTimeout, BodyTooLarge, read_body
 from masrl.model import identifiers as ids
 from masrl.text import strip_controls
 
@@ -271,8 +272,6 @@ class _GuardedAdapter(HTTPAdapter):
     limits hold: a timeout on each read, one deadline for the whole lookup, a cap on the body,
     and no redirect to another host (which would also defeat "loopback only" in tests)."""
 
-    CHUNK = 64 * 1024
-
     def __init__(self, client: ArxivClient):
         super().__init__(max_retries=0)
         self.client = client
@@ -289,39 +288,29 @@ class _GuardedAdapter(HTTPAdapter):
             raise ArxivTimeout(
                 f"arXiv did not finish answering within the {settings.deadline:g} s deadline"
             )
-        kwargs["timeout"] = min(
-            kwargs.get("timeout") or settings.timeout, settings.timeout, remaining
-        )
+        # The timeout bounds the whole request, body included, not only each wait for bytes.
+        limit = min(kwargs.get("timeout") or settings.timeout, settings.timeout, remaining)
+        kwargs["timeout"] = limit
         kwargs["stream"] = True
+        started = time.monotonic()
         response = super().send(request, **kwargs)
-        response._content = self._read_body(response)  # requests' own cache of the body
+        try:
+            content = read_body(response, started + limit, settings.max_bytes)
+        except BodyTimeout:
+            raise ArxivTimeout(
+                f"arXiv did not finish answering within the {settings.deadline:g} s deadline"
+                if limit >= remaining
+                else f"arXiv did not send its whole answer within the {limit:g} s timeout"
+            ) from None
+        except BodyTooLarge:
+            raise ArxivTooLarge(
+                f"arXiv's answer is larger than {settings.max_bytes} bytes; masrl stopped reading it"
+            ) from None
+        except BodyBroken as exc:
+            raise ArxivUnreachable(f"arXiv's answer broke off ({exc})") from None
+        response._content = content  # requests' own cache of the body
         response._content_consumed = True
         return response
-
-    def _read_body(self, response) -> bytes:
-        settings = self.client.settings
-        chunks, size = [], 0
-        try:
-            while True:
-                # read1 returns what has arrived (after decompression), so a server that drips
-                # bytes cannot hold one call longer than the read timeout.
-                chunk = response.raw.read1(self.CHUNK, decode_content=True)
-                if not chunk:
-                    break
-                size += len(chunk)
-                if size > settings.max_bytes:
-                    raise ArxivTooLarge(
-                        f"arXiv's answer is larger than {settings.max_bytes} bytes; masrl stopped reading it"
-                    )
-                if self.client.remaining() <= 0:
-                    raise ArxivTimeout(
-                        f"arXiv did not finish answering within the {settings.deadline:g} s deadline"
-                    )
-                chunks.append(chunk)
-        except ArxivLookupError:
-            response.close()
-            raise
-        return b"".join(chunks)
 
 
 def check_answer(content: bytes) -> None:

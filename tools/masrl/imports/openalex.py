@@ -26,6 +26,7 @@ import requests
 from masrl.errors import RemoteError
 from masrl.files import write_atomic
 from masrl.imports.arxiv import parse_retry_after, surname_first
+from masrl.imports.http_body import BodyBroken, BodyTimeout, BodyTooLarge, read_body
 from masrl.model import identifiers as ids
 from masrl.text import strip_controls
 
@@ -291,7 +292,7 @@ class OpenAlexClient:
         if pause > 0:
             self.sleep(pause)
         params = {"mailto": self.settings.mailto} if self.settings.mailto else None
-        self._last_request = time.monotonic()
+        self._last_request = started = time.monotonic()
         self.requests_sent += 1
         try:
             response = self.session.get(
@@ -328,26 +329,28 @@ class OpenAlexClient:
                 raise OpenAlexError(
                     f"OpenAlex refused {url} (HTTP {status}); check the identifier and --api-url"
                 )
-            body = self._read(response)
+            body = self._read(response, started + self.settings.timeout)
         try:
             return json.loads(body)
         except ValueError as exc:
             raise OpenAlexRetryable(f"OpenAlex sent an answer that is not JSON ({exc})") from exc
 
-    def _read(self, response) -> bytes:
-        chunks, size = [], 0
+    def _read(self, response, deadline: float) -> bytes:
+        """The whole body before ``deadline``: the timeout bounds the request, body included,
+        so a server dripping a byte a second cannot hold a command past it."""
         try:
-            for chunk in response.iter_content(64 * 1024):
-                size += len(chunk)
-                if size > self.settings.max_bytes:
-                    raise OpenAlexError(
-                        f"OpenAlex's answer is larger than {self.settings.max_bytes} bytes; "
-                        "masrl stopped reading it"
-                    )
-                chunks.append(chunk)
-        except requests.exceptions.RequestException as exc:
-            raise OpenAlexRetryable(f"OpenAlex's answer broke off ({type(exc).__name__})") from exc
-        return b"".join(chunks)
+            return read_body(response, deadline, self.settings.max_bytes)
+        except BodyTimeout:
+            raise OpenAlexRetryable(
+                f"OpenAlex did not send its whole answer within {self.settings.timeout:g} s"
+            ) from None
+        except BodyTooLarge:
+            raise OpenAlexError(
+                f"OpenAlex's answer is larger than {self.settings.max_bytes} bytes; "
+                "masrl stopped reading it"
+            ) from None
+        except BodyBroken as exc:
+            raise OpenAlexRetryable(f"OpenAlex's answer broke off ({exc})") from None
 
     # -- the cache ------------------------------------------------------------------------------
 
