@@ -105,6 +105,8 @@ def import_bib(bib_file: Path, root: str | None, force: bool, dry_run: bool) -> 
         plan = plan_bib_import(bib_file, project, force=force)
     except BibtexError as exc:
         raise exc.nothing_written() from None
+    for warning in plan.warnings:
+        click.echo(f"warning: {warning}", err=True)
     for bib_key, why in plan.skipped:
         click.echo(f"skipped {bib_key}: {why}")
     _carry_out(

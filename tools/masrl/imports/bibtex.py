@@ -13,6 +13,7 @@ from bibtexparser.middlewares import (
     SeparateCoAuthors,
     SplitNameParts,
 )
+from bibtexparser.middlewares.enclosing import RemoveEnclosingMiddleware
 from bibtexparser.model import Entry as BibEntry
 
 from masrl.errors import InputError
@@ -26,6 +27,7 @@ from masrl.imports.add import (
     generate_key,
     known_records,
 )
+from masrl.imports.bibtex_macros import ResolveMacros, fields_lost_to_stray_braces
 from masrl.imports.csv import ImportPlan, PlannedFile, latex_decoder
 from masrl.model import identifiers as ids
 from masrl.model import yamlio
@@ -68,10 +70,22 @@ def parse_stack() -> list:
     ]
 
 
-def parse_bibtex(text: str, source: str = "<bibtex>") -> list[BibRecord]:
-    """Every entry of a BibTeX text; BibtexError lists the blocks that could not be read."""
+def parse_bibtex(
+    text: str, source: str = "<bibtex>", warnings: list[str] | None = None
+) -> list[BibRecord]:
+    """Every entry of a BibTeX text, macros and `#` concatenations resolved; BibtexError lists the
+    blocks that could not be read and every undefined or cyclic macro. Fields lost to a stray
+    closing brace are added to `warnings` when given."""
+    macros = ResolveMacros()
     try:
-        library = bibtexparser.parse_string(text, append_middleware=parse_stack())
+        library = bibtexparser.parse_string(
+            text,
+            parse_stack=[
+                macros,
+                RemoveEnclosingMiddleware(allow_inplace_modification=True),
+                *parse_stack(),
+            ],
+        )
     except BibtexError as exc:
         raise BibtexError(source, [f"{source}: {p}" for p in exc.problems]) from exc
     problems = [
@@ -79,8 +93,13 @@ def parse_bibtex(text: str, source: str = "<bibtex>") -> list[BibRecord]:
         f"cannot read this block ({_first_line(block.error)})"
         for block in library.failed_blocks
     ]
+    problems += [f"{source}:{p.line}: {p.message}" for p in macros.problems]
     if problems:
         raise BibtexError(source, problems)
+    if warnings is not None:
+        warnings += [
+            f"{source}:{p.line}: {p.message}" for p in fields_lost_to_stray_braces(library)
+        ]
     return [_record(entry) for entry in library.entries]
 
 
@@ -194,6 +213,7 @@ def _is_bare_url(value: str) -> bool:
 @dataclass
 class BibImportPlan(ImportPlan):
     skipped: list[tuple[str, str]] = field(default_factory=list)  # (bib key, why)
+    warnings: list[str] = field(default_factory=list)  # e.g. fields lost to a stray brace
 
 
 # Fields a .bib file states; on --force only these replace what an existing file holds.
@@ -247,7 +267,8 @@ def plan_bib_import(path: Path, project: Project, force: bool = False) -> BibImp
         text = read_regular_text(path, encoding="utf-8-sig")  # no FIFO, device or symlink loop
     except InputError as exc:
         raise BibtexError(path, [str(exc)]) from exc
-    records = parse_bibtex(text, str(path))
+    warnings: list[str] = []
+    records = parse_bibtex(text, str(path), warnings)
     if not records:
         what = (
             "is empty"
@@ -264,7 +285,7 @@ def plan_bib_import(path: Path, project: Project, force: bool = False) -> BibImp
     known = known_records(project)
     taxonomy = project.taxonomy()
     taken = {p.stem for p in project.entry_paths()}
-    plan = BibImportPlan("papers", [], project.root)
+    plan = BibImportPlan("papers", [], project.root, warnings=warnings)
     seen_in_file: list[
         tuple[str, set[str], str]
     ] = []  # (key, identities, title) of earlier entries
