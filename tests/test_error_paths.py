@@ -131,12 +131,13 @@ WRITERS = {
 }
 
 
-@pytest.mark.parametrize("code", [errno.EROFS, errno.ENOSPC])
+@pytest.mark.parametrize("code", [errno.EROFS, errno.ENOSPC, errno.EACCES])
 @pytest.mark.parametrize("command", sorted(WRITERS))
 def test_every_writing_command_names_a_refused_write_and_changes_nothing(
     mini_project, tmp_path_factory, command, code
 ):
-    """A read-only folder (EROFS) or a full disk (ENOSPC) under each command that writes."""
+    """A read-only folder (EROFS), a full disk (ENOSPC) or a folder without write permission
+    (EACCES) under each command that writes."""
     if command in ("trace collect -o",):
         pytest.importorskip("pyarrow")
     root = mini_project.root
@@ -159,6 +160,20 @@ def test_an_output_path_that_cannot_exist_is_named(mini_project, target):
         pytest.skip("no /proc on this system")
     result = runner.invoke(main, ["export", "csv", "--root", str(mini_project.root), "-o", target])
     assert_refused(result, target.rsplit("/", 1)[0])
+
+
+@pytest.mark.parametrize("decision", ["include", "exclude"])
+def test_a_decision_that_cannot_be_recorded_leaves_no_record_behind(screening, decision):
+    """decide writes the record, then the decision, then removes the queue file: when the
+    decision cannot be written, the record already written is undone and the queue file stays."""
+    before = tree(screening.root)
+    args = ["screen", decision, "2606.00002", "--root", str(screening.root), "--screener", "s"]
+    if decision == "exclude":
+        args += ["--reason", "no_rl_component", "--rationale", "Prompted only."]
+    with refused_writes(screening.root / "screening" / "decisions", errno.ENOSPC):
+        result = runner.invoke(main, args)
+    assert_refused(result, "screening/decisions")
+    assert tree(screening.root) == before
 
 
 def deep_snapshot(project_root: Path, depth: int = 100_000) -> Path:
