@@ -898,11 +898,72 @@ def test_project_addresses_come_from_citation_cff_and_must_be_web_addresses(tmp_
     )
     (tmp_path / "CITATION.cff").write_text("url: javascript:alert(1)\n", encoding="utf-8")
     with pytest.raises(
-        SiteError, match="CITATION.cff: url 'javascript:alert\\(1\\)' is not an http"
+        SiteError,
+        match="CITATION.cff: url 'javascript:alert\\(1\\)' is not a plain web address: it is not an http",
     ):
         project_addresses(tmp_path)
     real = project_addresses(REPO_ROOT)
     assert real.site_url and real.repository  # the checkout says where it is published
+
+
+@pytest.mark.parametrize(
+    "bad",
+    [
+        'https://example.org/"><script>window.__pwned=1</script>',
+        "https://example.org/x'onmouseover='alert(1)",
+        "https://example.org/a b",
+        "https://example.org/?q=<x>",
+        "javascript:alert(1)",
+        "https://exa mple.org/",
+        "https://example.org:99999/",
+    ],
+)
+def test_site_url_setting_is_checked_before_anything_is_written(mini_project, tmp_path, bad):
+    out, src = tmp_path / "out", tmp_path / "src"
+    args = [
+        "site",
+        "build",
+        "--root",
+        str(mini_project.root),
+        "-o",
+        str(out),
+        "--docs-dir",
+        str(src),
+    ]
+    for invocation, env in (([*args, "--site-url", bad], {}), (args, {"MASRL_SITE_URL": bad})):
+        result = CliRunner().invoke(main, invocation, env=env)
+        assert result.exit_code == 2 and isinstance(result.exception, SystemExit), result.output
+        assert "Traceback" not in result.output
+        assert "--site-url or MASRL_SITE_URL" in result.output and "https://owner" in result.output
+        assert not out.exists() and not src.exists()
+
+
+def test_citation_cff_addresses_with_quotes_are_refused(tmp_path):
+    from masrl.render.site.citation import project_addresses
+
+    for key in ("url", "repository-code"):
+        (tmp_path / "CITATION.cff").write_text(
+            f"{key}: 'https://example.org/\"><script>x</script>'\n", encoding="utf-8"
+        )
+        with pytest.raises(SiteError, match=f"CITATION.cff: {key} .* not a plain web address"):
+            project_addresses(tmp_path)
+
+
+def test_the_site_url_enters_every_page_checked_and_escaped(hostile_site):
+    """Every page's canonical link is the site URL plus the page's path, one attribute, nothing else."""
+    pages = [p for p in html_pages(hostile_site) if p.name != "404.html"]  # 404 has no address
+    for path in pages:
+        source = path.read_text(encoding="utf-8")
+        links = re.findall(r'<link rel="canonical" href="([^"<>]*)">', source)
+        assert links == [hostile_site.url + page_url_path(hostile_site, path).lstrip("/")], path
+
+
+def test_repository_address_is_escaped_in_links(mini_project):
+    from masrl.render.site.context import SiteContext
+    from masrl.render.site.fragments import follow_links
+
+    ctx = SiteContext(load_corpus(mini_project), repository='https://example.org/a&b"c')
+    assert 'href="https://example.org/a&amp;b&quot;c/issues/new' in follow_links(ctx, "index.md")
 
 
 def test_site_build_refuses_to_wipe_a_folder_it_did_not_write(mini_project, tmp_path):

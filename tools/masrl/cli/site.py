@@ -13,7 +13,7 @@ site_url_option = click.option(
     "--site-url",
     default=None,
     envvar="MASRL_SITE_URL",
-    help="Public address of the site (canonical links, sitemap, instant loading); default: none.",
+    help="Public address of the site, a plain http(s) address (canonical links, sitemap, instant loading); default: url in CITATION.cff.",
 )
 
 

@@ -27,7 +27,7 @@ from masrl.check.validate import load_corpus
 from masrl.files import write_if_changed
 from masrl.model.project import Corpus, Project
 from masrl.render.site.browse import browse_pages
-from masrl.render.site.citation import ProjectAddresses, project_addresses
+from masrl.render.site.citation import ProjectAddresses, checked_site_url, project_addresses
 from masrl.render.site.citation_graph import citation_pages, graph_files
 from masrl.render.site.context import CHECKOUT_ROOT, SiteContext
 from masrl.render.site.downloads import download_files
@@ -306,6 +306,8 @@ def build_site(
 ) -> SiteBuild:
     """Generate the docs folder from the corpus and build the site; the whole `masrl site build`."""
     start = time.perf_counter()
+    if site_url:  # checked before anything is written
+        site_url = checked_site_url(site_url, "the site URL (--site-url or MASRL_SITE_URL)")
     paths = default_paths(project, output, staging)
     _check_disposable(paths.staging, STAGING_MARKER, "generated docs folder")  # before any work
     _check_disposable(paths.output, OUTPUT_MARKER, "built site")

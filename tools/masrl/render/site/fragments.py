@@ -21,7 +21,7 @@ from masrl.render.site.context import (
 )
 from masrl.render.site.entries import listing
 from masrl.render.site.errors import SiteError
-from masrl.render.site.escape import md_text
+from masrl.render.site.escape import html_attr, md_text
 from masrl.render.site.markdown import code_block, table
 from masrl.render.site.reports import figure_markdown
 
@@ -219,7 +219,7 @@ def follow_links(ctx: SiteContext, page: str) -> str:
         )
     if ctx.repository:
         links.append(
-            f'<a href="{ctx.repository}/issues/new?template=suggest-paper.yml" rel="noopener">Suggest a paper</a>'
+            f'<a href="{html_attr(ctx.repository)}/issues/new?template=suggest-paper.yml" rel="noopener">Suggest a paper</a>'
         )
     return " · ".join(links)
 
