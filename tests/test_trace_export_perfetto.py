@@ -12,7 +12,7 @@ import pytest
 from click.testing import CliRunner
 from masrl.cli.traces import trace as trace_cli
 from masrl.traces import examples_directory
-from masrl.traces.export_perfetto import export_perfetto, perfetto_document
+from masrl.traces.export_perfetto import export_perfetto, perfetto_chunks, perfetto_document
 from masrl.traces.importers import import_traces
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures" / "traces" / "import"
@@ -142,3 +142,21 @@ def test_cli_writes_the_same_bytes_twice_and_refuses_invalid_traces(tmp_path):
     result = runner.invoke(trace_cli, ["export", str(bad), "--to", "perfetto", "-o", str(out)])
     assert result.exit_code == 1 and "invalid trace" in result.output and str(bad) in result.output
     assert "Traceback" not in result.output
+
+
+def test_written_in_pieces_it_is_the_document_and_all_or_nothing(tmp_path):
+    """The export is made a trace at a time and written in pieces: the bytes are those of the
+    whole document, and a bad trace after good ones leaves the earlier output untouched."""
+    traces = [json.loads(path.read_text(encoding="utf-8")) for path in EXAMPLES[:3]]
+    lines = tmp_path / "three.jsonl"
+    lines.write_text("".join(json.dumps(trace) + "\n" for trace in traces), encoding="utf-8")
+    whole = json.dumps(perfetto_document(traces), ensure_ascii=False, separators=(",", ":"))
+    assert "".join(perfetto_chunks(lines)) == export_perfetto(lines) == whole + "\n"
+    out = tmp_path / "out.json"
+    out.write_text("kept\n")
+    with lines.open("a", encoding="utf-8") as handle:
+        handle.write(json.dumps({**traces[0], "events": []}) + "\n")
+    args = ["export", str(lines), "--to", "perfetto", "-o", str(out)]
+    result = CliRunner().invoke(trace_cli, args)
+    assert result.exit_code == 1 and "invalid trace" in result.output
+    assert out.read_text() == "kept\n" and sorted(tmp_path.iterdir()) == [out, lines]

@@ -29,7 +29,7 @@ import os
 import stat
 import tempfile
 import time
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 
 from masrl.errors import InputError, UnsafeWriteError, WriteError
@@ -81,8 +81,12 @@ def resolve_target(path: Path, root: Path | None = None) -> Path:
     return real
 
 
-def write_atomic(path: Path, content: str | bytes, root: Path | None = None) -> None:
-    """Write through an unpredictable temporary file in the same folder, then rename."""
+def write_atomic(
+    path: Path, content: str | bytes | Iterable[str | bytes], root: Path | None = None
+) -> None:
+    """Write through an unpredictable temporary file in the same folder, then rename.
+    ``content`` may come in pieces (an iterable of str or bytes), so a large output is never
+    whole in memory; an error while making a piece leaves the old file as it was."""
     real = resolve_target(path, root)
     _make_folder(real.parent, shown=Path(path).parent)
     data = content.encode("utf-8") if isinstance(content, str) else content
@@ -96,7 +100,9 @@ def write_atomic(path: Path, content: str | bytes, root: Path | None = None) -> 
     replace_atomically(real, data, mode)
 
 
-def replace_atomically(target: Path | str, data: bytes, mode: int, durable: bool = True) -> None:
+def replace_atomically(
+    target: Path | str, data: bytes | Iterable[str | bytes], mode: int, durable: bool = True
+) -> None:
     """Write ``data`` to an unpredictable temporary file beside ``target`` (created with O_EXCL,
     so a planted name is never followed), give it ``mode``, then rename it over ``target``.
 
@@ -109,7 +115,11 @@ def replace_atomically(target: Path | str, data: bytes, mode: int, durable: bool
         raise write_error(exc, target) from exc
     try:
         with os.fdopen(descriptor, "wb") as handle:
-            handle.write(data)
+            if isinstance(data, bytes | bytearray):
+                handle.write(data)
+            else:
+                for piece in data:
+                    handle.write(piece.encode("utf-8") if isinstance(piece, str) else piece)
             if durable:
                 handle.flush()
                 os.fsync(handle.fileno())

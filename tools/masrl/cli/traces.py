@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import functools
+import itertools
 import sys
 from pathlib import Path
 
@@ -280,9 +281,11 @@ def export_command(file, target, output, line, limits) -> None:
       (then open run.perfetto.json at https://ui.perfetto.dev)
     """
     from ..files import write_atomic
-    from ..traces.export_perfetto import export_perfetto
+    from ..traces.export_perfetto import perfetto_chunks
 
-    write_atomic(output, export_perfetto(file, line, limits))
+    chunks = perfetto_chunks(file, line, limits)
+    first = next(chunks)  # the first trace read and checked before anything is written
+    write_atomic(output, itertools.chain([first], chunks))
     click.echo(f"wrote {output}")
 
 

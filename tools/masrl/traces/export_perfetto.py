@@ -23,6 +23,7 @@ Output is deterministic: the same trace gives the same bytes.
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -34,6 +35,7 @@ CATEGORY = "masrl"
 MICROSECONDS = 1_000_000
 MIN_DURATION_US = 1
 FLOW_EDGE_TYPES = frozenset({"spawn", "message", "return"})
+CHUNK_ITEMS = 4096  # trace events encoded and written together
 
 
 def _microseconds(seconds: float) -> int | float:
@@ -72,46 +74,55 @@ class _Lanes:
         ]
 
 
-def trace_events(trace: dict, pid: int = 1, flow_ids: list[int] | None = None) -> list[dict]:
-    """The trace-event list for one valid masrl trace, as process ``pid``."""
+def trace_events(trace: dict, pid: int = 1, flow_ids: list[int] | None = None) -> Iterator[dict]:
+    """The trace-event list for one valid masrl trace, as process ``pid``: made one item at a
+    time, so a trace of a million events is never held twice (as events and as slices)."""
     flow_ids = flow_ids if flow_ids is not None else [0]
     events = sorted(
-        enumerate(trace["events"]),
+        range(len(trace["events"])),
         # Longer slices first at equal start, so a slice is placed before the ones it encloses.
-        key=lambda item: (item[1]["t"], -(item[1].get("duration_s") or 0), item[0]),
+        key=lambda index: _slice_order(trace["events"][index], index),
     )
     lanes = _Lanes()
-    slices: list[dict] = []
-    where: dict[str, tuple[int, int | float]] = {}  # event id -> (tid, ts)
-    agent_of: dict[str, str] = {}
-    for _, event in events:
+    where: dict[str, tuple[int, int | float, int | float]] = {}  # event id -> (tid, ts, dur)
+    for index in events:
+        event = trace["events"][index]
         ts = _microseconds(event["t"])
         dur = max(MIN_DURATION_US, _microseconds(event.get("duration_s") or 0))
-        tid = lanes.place(event["agent"], ts, ts + dur)
-        where[event["id"]] = (tid, ts)
-        agent_of[event["id"]] = event["agent"]
-        slices.append(
-            {
-                "name": _slice_name(event),
-                "cat": CATEGORY,
-                "ph": "X",
-                "ts": ts,
-                "dur": dur,
-                "pid": pid,
-                "tid": tid,
-                "args": event,
-            }
-        )
-    flows: list[dict] = []
+        where[event["id"]] = (lanes.place(event["agent"], ts, ts + dur), ts, dur)
+    yield from _metadata(trace, pid, lanes)
+    for index in events:
+        event = trace["events"][index]
+        tid, ts, dur = where[event["id"]]
+        yield {
+            "name": _slice_name(event),
+            "cat": CATEGORY,
+            "ph": "X",
+            "ts": ts,
+            "dur": dur,
+            "pid": pid,
+            "tid": tid,
+            "args": event,
+        }
+    del events
+    agent_of = {event["id"]: event["agent"] for event in trace["events"]}
     for edge in trace["edges"]:
         src, dst = edge["src"], edge["dst"]
         if edge["type"] not in FLOW_EDGE_TYPES and agent_of[src] == agent_of[dst]:
             continue
         flow_ids[0] += 1
-        (src_tid, src_ts), (dst_tid, dst_ts) = where[src], where[dst]
+        (src_tid, src_ts, _), (dst_tid, dst_ts, _) = where[src], where[dst]
         common = {"name": edge["type"], "cat": CATEGORY, "id": flow_ids[0], "pid": pid}
-        flows.append({**common, "ph": "s", "ts": src_ts, "tid": src_tid})
-        flows.append({**common, "ph": "f", "bp": "e", "ts": dst_ts, "tid": dst_tid})
+        yield {**common, "ph": "s", "ts": src_ts, "tid": src_tid}
+        yield {**common, "ph": "f", "bp": "e", "ts": dst_ts, "tid": dst_tid}
+
+
+def _slice_order(event: dict, index: int) -> tuple:
+    return (event["t"], -(event.get("duration_s") or 0), index)
+
+
+def _metadata(trace: dict, pid: int, lanes: _Lanes) -> list[dict]:
+    """The process's and its threads' names and order."""
     metadata = [
         {
             "name": "process_name",
@@ -141,7 +152,7 @@ def trace_events(trace: dict, pid: int = 1, flow_ids: list[int] | None = None) -
                 "args": {"sort_index": tid},
             }
         )
-    return metadata + slices + flows
+    return metadata
 
 
 def perfetto_document(traces: list[dict]) -> dict[str, Any]:
@@ -153,14 +164,56 @@ def perfetto_document(traces: list[dict]) -> dict[str, Any]:
     return {
         "traceEvents": events,
         "displayTimeUnit": "ms",
-        "otherData": {"generator": "masrl trace export", "traces": len(traces)},
+        "otherData": _other_data(len(traces)),
     }
+
+
+def _other_data(traces: int) -> dict[str, Any]:
+    return {"generator": "masrl trace export", "traces": traces}
 
 
 def export_perfetto(path: Path | str, line: int | None = None, limits: Limits = Limits()) -> str:
     """The traces of one file (or the one on ``line`` of a .jsonl file) as trace-event JSON.
     Every exported trace must validate: the layout relies on edges between existing events."""
-    traces = []
+    return "".join(perfetto_chunks(path, line, limits))
+
+
+def perfetto_chunks(
+    path: Path | str, line: int | None = None, limits: Limits = Limits()
+) -> Iterator[str]:
+    """``export_perfetto``'s text, the same bytes, in pieces: one trace is read, checked and
+    written at a time, and its slices are made as they are written. A trace that is invalid
+    raises InputError mid-way, so write the pieces atomically (``files.write_atomic``)."""
+    dump = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
+    written = 0
+    flow_ids = [0]
+    separator = ""  # none before the first item of the list
+    try:
+        for data in _valid_traces(path, line, limits):
+            written += 1
+            if written == 1:  # nothing comes out before the first trace is read and checked
+                yield '{"traceEvents":['
+            batch = []
+            for item in trace_events(data, written, flow_ids):
+                batch.append(dump(item))
+                if len(batch) == CHUNK_ITEMS:
+                    yield separator + ",".join(batch)
+                    separator, batch = ",", []
+            if batch:
+                yield separator + ",".join(batch)
+                separator = ","
+    except RecursionError:  # event fields nested near the reader's limit
+        raise InputError(
+            "nested too deeply to export",
+            path=path,
+            hint="keep event fields within a few hundred levels",
+        ) from None
+    if not written:
+        raise InputError(f"no trace on line {line}" if line else "no trace found", path=path)
+    yield f'],"displayTimeUnit":"ms","otherData":{dump(_other_data(written))}}}\n'
+
+
+def _valid_traces(path: Path | str, line: int | None, limits: Limits) -> Iterator[dict]:
     for record in read_traces(path, limits):
         if line is not None and record.line != line:
             continue
@@ -180,16 +233,4 @@ def export_perfetto(path: Path | str, line: int | None = None, limits: Limits = 
                 line=record.line,
                 hint="run masrl trace validate for every problem",
             )
-        traces.append(record.data)
-    if not traces:
-        raise InputError(f"no trace on line {line}" if line else "no trace found", path=path)
-    try:
-        return (
-            json.dumps(perfetto_document(traces), ensure_ascii=False, separators=(",", ":")) + "\n"
-        )
-    except RecursionError:  # event fields nested near the reader's limit
-        raise InputError(
-            "nested too deeply to export",
-            path=path,
-            hint="keep event fields within a few hundred levels",
-        ) from None
+        yield record.data
