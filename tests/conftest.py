@@ -49,6 +49,8 @@ if os.environ.get("CI", "").lower() == "true":
 
 # Rendered figures are cached by content hash; tests keep that cache inside the checkout.
 os.environ.setdefault("MASRL_CACHE_DIR", str(REPO_ROOT / ".cache" / "masrl"))
+# ... and the secret that authenticates it beside it, outside the cache folder, not in the home.
+os.environ.setdefault("MASRL_CACHE_KEY_FILE", str(REPO_ROOT / ".cache" / "masrl-cache.key"))
 
 
 def entry_data(key: str = "alpha2025", /, **overrides) -> dict:

@@ -1,0 +1,79 @@
+"""The render cache trusts an entry only if the key kept outside the cache folder authenticates it."""
+
+from __future__ import annotations
+
+import hashlib
+import stat
+
+import pytest
+from conftest import entry_data, write_entry
+from masrl.check.validate import load_corpus
+from masrl.render import cache as render_cache
+from masrl.render import figures as plots
+from masrl.render.cache import CACHE_ENV, KEY_ENV, RenderCache, cached_files
+
+
+@pytest.fixture
+def cache_dirs(tmp_path, monkeypatch):
+    monkeypatch.setenv(CACHE_ENV, str(tmp_path / "cache"))
+    monkeypatch.setenv(KEY_ENV, str(tmp_path / "state" / "cache.key"))
+    render_cache._read_or_create_key.cache_clear()
+    yield tmp_path
+    render_cache._read_or_create_key.cache_clear()
+
+
+def test_the_key_is_created_once_outside_the_cache_with_mode_0600(cache_dirs):
+    first = cached_files("k", [b"in"], lambda: {"a": b"drawn"})
+    key = cache_dirs / "state" / "cache.key"
+    assert first == {"a": b"drawn"} and key.is_file()
+    assert stat.S_IMODE(key.stat().st_mode) == 0o600 and len(key.read_bytes()) == 32
+    assert cached_files("k", [b"in"], lambda: pytest.fail("drawn twice")) == first
+
+
+def test_a_rewritten_entry_with_a_recomputed_checksum_is_drawn_again(cache_dirs):
+    cached_files("k", [b"in"], lambda: {"a.svg": b"<svg>honest</svg>"})
+    stored = RenderCache.keyed("k", [b"in"])._file("files/a.svg")
+    evil = b"<svg><script>alert(1)</script></svg>"
+    stored.write_bytes(hashlib.sha256(evil).hexdigest().encode() + b"\n" + evil)
+    assert cached_files("k", [b"in"], lambda: {"a.svg": b"<svg>honest</svg>"}) == {
+        "a.svg": b"<svg>honest</svg>"
+    }
+    assert stored.read_bytes().endswith(b"honest</svg>")  # re-derived and stored again
+
+
+def test_an_authentic_entry_moved_to_another_place_is_not_trusted(cache_dirs):
+    cached_files("k", [b"one"], lambda: {"a": b"first"})
+    cached_files("k", [b"two"], lambda: {"a": b"second"})
+    one, two = (RenderCache.keyed("k", [i])._file("files/a") for i in (b"one", b"two"))
+    two.write_bytes(one.read_bytes())
+    assert RenderCache.keyed("k", [b"two"]).get("files/a") is None
+
+
+def test_entries_written_under_another_key_are_misses(cache_dirs, monkeypatch):
+    cached_files("k", [b"in"], lambda: {"a": b"x"})
+    monkeypatch.setenv(KEY_ENV, str(cache_dirs / "other.key"))
+    assert RenderCache.keyed("k", [b"in"]).get("files/a") is None
+
+
+def test_a_key_inside_the_cache_folder_turns_the_cache_off(cache_dirs, monkeypatch):
+    monkeypatch.setenv(KEY_ENV, str(cache_dirs / "cache" / "cache.key"))
+    assert RenderCache.keyed("k", [b"in"]).directory is None
+    calls = []
+    for _ in range(2):
+        cached_files("k", [b"in"], lambda: calls.append(1) or {"a": b"x"})
+    assert len(calls) == 2 and not (cache_dirs / "cache" / "cache.key").exists()
+
+
+def test_an_unwritable_cache_only_costs_time(cache_dirs):
+    (cache_dirs / "cache").write_text("not a folder", encoding="utf-8")
+    assert cached_files("k", [b"in"], lambda: {"a": b"x"}) == {"a": b"x"}
+
+
+def test_a_tampered_figure_never_reaches_figures(mini_project, cache_dirs):
+    write_entry(mini_project.root, entry_data("gamma2025", year=2024))
+    corpus = load_corpus(mini_project)
+    first = plots.render_figures(corpus, ["entries-per-year"])
+    stored = plots.figure_cache(corpus)._file("figures/entries-per-year.svg")
+    evil = b'<svg xmlns="http://www.w3.org/2000/svg"><script>alert(1)</script></svg>'
+    stored.write_bytes(hashlib.sha256(evil).hexdigest().encode() + b"\n" + evil)
+    assert plots.render_figures(corpus, ["entries-per-year"]) == first
