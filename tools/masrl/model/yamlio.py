@@ -23,6 +23,7 @@ import yaml
 
 from masrl import files
 from masrl.errors import InputError
+from masrl.text import describe
 
 _BaseLoader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
@@ -79,6 +80,12 @@ class _StrictLoader(_BaseLoader):
         result.line = node.start_mark.line + 1
         result.key_lines = {}
         for key_node, value_node in node.value:
+            if key_node.tag == "tag:yaml.org,2002:merge":
+                raise YamlError(
+                    f"merge keys (<<) are not allowed (column {key_node.start_mark.column + 1})",
+                    key_node.start_mark.line + 1,
+                    "write the keys out in this mapping; masrl data files say everything in place",
+                )
             key = self.construct_object(key_node, deep=True)
             if not isinstance(key, str | int | float | bool) and key is not None:
                 raise YamlError("mapping keys must be plain strings", key_node.start_mark.line + 1)
@@ -218,7 +225,38 @@ def loads(text: str) -> Any:
     return _parse(text)
 
 
+# Characters a YAML stream may not hold at all (PyYAML's own rule): found before parsing, so the
+# message names the character and its real line (the C reader reports only a byte position).
+_NOT_YAML = yaml.reader.Reader.NON_PRINTABLE
+
+
+def _line_and_column(text: str, position: int) -> tuple[int, int]:
+    return text.count("\n", 0, position) + 1, position - (text.rfind("\n", 0, position) + 1) + 1
+
+
+def _check_characters(text: str) -> None:
+    found = _NOT_YAML.search(text)
+    if found:
+        line, column = _line_and_column(text, found.start())
+        raise YamlError(
+            f"{describe(found.group())} at column {column} is not allowed in YAML",
+            line,
+            "remove it (NUL bytes often mean a binary file, or one saved as UTF-16: save it as UTF-8)",
+        )
+
+
+def _indenting_tab(text: str, line: int) -> int | None:
+    """The column of a tab in the indentation of ``line`` (1-based), if there is one."""
+    lines = text.split("\n", line)
+    if line > len(lines):
+        return None
+    source = lines[line - 1]
+    indentation = source[: len(source) - len(source.lstrip(" \t"))]
+    return indentation.index("\t") + 1 if "\t" in indentation else None
+
+
 def _parse(text: str) -> Any:
+    _check_characters(text)
     check_depth(text)
     try:
         return yaml.load(text, Loader=_StrictLoader)  # noqa: S506 - _StrictLoader is a safe loader
@@ -227,6 +265,13 @@ def _parse(text: str) -> Any:
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         line = mark.line + 1 if mark is not None else None
+        tab = _indenting_tab(text, line) if line is not None else None
+        if tab is not None:
+            raise YamlError(
+                f"a tab is used for indentation (column {tab}); YAML indents with spaces only",
+                line,
+                "replace the tab with spaces",
+            ) from exc
         problem = exc.problem or str(exc)
         if exc.context:
             problem = f"{exc.context}: {problem}"
