@@ -354,3 +354,32 @@ def test_an_entry_written_by_hand_is_kept_by_a_rolled_back_import(mini_project):
         files.write_atomic(path, "replaced\n", root=mini_project.root)
         raise KeyboardInterrupt
     assert path.read_bytes() == before
+
+
+def test_kill_9_during_an_asreview_import_is_rolled_back_whole(screening, tmp_path):
+    """The issue's headline case: an .asreview import stopped half-way left one decision
+    applied (decision written, queue file deleted, entry created). Killed with every decision
+    written, the next command undoes all of them; the import run again applies all of them."""
+    root = screening.root
+    path = asreview_file(tmp_path / "lab.asreview", [GOOD, ("2606.00004", 0, 1_780_000_000)])
+    before = tree(root)
+    args = ["screen", "import", str(path), "--root", str(root), "--screener", "s"]
+    killed = masrl(*args, MASRL_TEST_PAUSE_BEFORE_COMMIT="60")
+    deadline = time.monotonic() + 60
+    queue = root / "screening" / "queue"
+    while (queue / "2606.00004.yaml").exists() or (queue / "2606.00002.yaml").exists():
+        assert killed.poll() is None and time.monotonic() < deadline, killed.communicate()
+        time.sleep(0.05)
+    os.kill(killed.pid, signal.SIGKILL)
+    killed.wait()
+    assert tree(root) != before  # both decisions were applied when the kill came
+
+    repaired = runner.invoke(main, ["screen", "list", "--root", str(root)])
+    assert "repaired: an interrupted masrl command was rolled back" in repaired.output
+    assert tree(root) == before
+
+    rerun = masrl(*args)
+    out, err = rerun.communicate(timeout=120)
+    assert rerun.returncode == 0, err
+    assert "2 decision(s) imported" in out
+    assert not (queue / "2606.00002.yaml").exists() and not (queue / "2606.00004.yaml").exists()
