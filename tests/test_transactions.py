@@ -383,3 +383,33 @@ def test_kill_9_during_an_asreview_import_is_rolled_back_whole(screening, tmp_pa
     assert rerun.returncode == 0, err
     assert "2 decision(s) imported" in out
     assert not (queue / "2606.00002.yaml").exists() and not (queue / "2606.00004.yaml").exists()
+
+
+def test_a_running_transaction_is_not_rolled_back_by_another_command(tmp_path):
+    """A reader that starts while a change is under way leaves it alone (the lock is held)."""
+    with files.transaction(tmp_path):
+        files.write_atomic(tmp_path / "new.yaml", "new\n", root=tmp_path)
+        assert files.recover(tmp_path) == []  # another open of the lock: busy, so hands off
+        assert (tmp_path / "new.yaml").read_text(encoding="utf-8") == "new\n"
+    assert (tmp_path / "new.yaml").is_file()
+
+
+def test_a_damaged_journal_is_named_and_nothing_is_guessed(tmp_path):
+    journal = tmp_path / ".masrl" / "journal" / "undo.jsonl"
+    journal.parent.mkdir(parents=True)
+    journal.write_text('{"path": "a.yaml", "existed": false}\nnot json\n{"path": "b"}\n')
+    (tmp_path / "a.yaml").write_text("kept\n", encoding="utf-8")
+    with pytest.raises(files.InputError, match=r"undo.jsonl:2: the journal .* is damaged"):
+        files.recover(tmp_path)
+    assert (tmp_path / "a.yaml").read_text(encoding="utf-8") == "kept\n" and journal.is_file()
+
+
+def test_a_journal_torn_in_its_last_line_rolls_back_the_rest(tmp_path):
+    """A kill while a batch was being recorded tears its last line; the files of that batch
+    were not touched yet, so the lines before it are enough."""
+    journal = tmp_path / ".masrl" / "journal" / "undo.jsonl"
+    journal.parent.mkdir(parents=True)
+    journal.write_text('{"path": "a.yaml", "existed": false}\n{"path": "b.ya')
+    (tmp_path / "a.yaml").write_text("half\n", encoding="utf-8")
+    assert files.recover(tmp_path) == ["a.yaml"]
+    assert not (tmp_path / "a.yaml").exists() and not journal.parent.exists()
