@@ -10,7 +10,7 @@ import pytest
 from click.testing import CliRunner
 from masrl.cli.traces import trace as trace_cli
 from masrl.errors import InputError, UsageError
-from masrl.traces.importers import import_traces
+from masrl.traces.importers import import_traces, traces_as_text
 from masrl.traces.importers.span_tree import AGENT, GENERIC, TOOL, SourceSpan, build_trace
 from masrl.traces.metrics import trace_metrics
 from masrl.traces.validate import validate_paths, validate_trace
@@ -294,3 +294,16 @@ def test_collected_sets_keep_each_events_source_id_and_kind(tmp_path, fixture, s
         "count(distinct source_kind), count(*) from events",
     )
     assert result.rows == [(len(with_ids), len({e["source_kind"] for e in events}), len(events))]
+
+
+@pytest.mark.parametrize("name", ["x.json", "x.jsonl"])
+def test_traces_written_in_pieces_are_the_bytes_of_json_dumps(name):
+    """The output is made a top-level value or a batch of events at a time, never whole."""
+    trace, _ = only_trace("otel_genai.json", "otel")
+    odd = {"a": [], "b": {}, "c": [1, [2, {"x": [3]}]], "d": [{"e": "é\n", "f": [{}]}], "g": "x"}
+    for value in (trace, odd, {}):
+        if name.endswith(".json"):
+            expected = json.dumps(value, indent=2, ensure_ascii=False)
+        else:
+            expected = json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+        assert traces_as_text([value], Path(name)) == expected + "\n"

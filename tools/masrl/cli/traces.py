@@ -236,16 +236,18 @@ def import_command(file, source_format, output, limits) -> None:
       masrl trace import --from otel spans.json -o run.jsonl
       masrl trace import --from openai-agents export.json -o run.json
     """
-    from ..traces.importers import import_traces, traces_as_text
+    from ..traces.importers import import_traces, traces_as_pieces
 
     traces, summary = import_traces(file, source_format, limits)
-    text = traces_as_text(traces, output)
+    pieces = traces_as_pieces(traces, output)
+    first = next(pieces, "")  # the checks run before anything is written
     if output is None:
-        click.echo(text, nl=False)
+        for piece in itertools.chain([first], pieces):
+            click.echo(piece, nl=False)
     else:
         from ..files import write_atomic
 
-        write_atomic(output, text)
+        write_atomic(output, itertools.chain([first], pieces))
     click.echo(summary.as_text(), err=True)
 
 

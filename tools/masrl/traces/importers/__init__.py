@@ -7,6 +7,7 @@ names ``masrl trace import --from`` accepts to those modules.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from importlib import import_module
 from pathlib import Path
 
@@ -54,24 +55,70 @@ __all__ = ["FORMATS", "ImportSummary", "import_traces"]
 def traces_as_text(traces: list[dict], output: Path | None) -> str:
     """Imported traces serialised for ``output``: one indented JSON document for a .json file
     (which must then hold one trace), JSON lines otherwise (stdout, .jsonl)."""
-    import json
+    return "".join(traces_as_pieces(traces, output))
 
-    try:
-        if output is not None and output.name.lower().endswith(".json"):
-            if len(traces) != 1:
-                raise UsageError(
-                    f"{len(traces)} traces do not fit one .json file",
-                    path=output,
-                    hint="write them to a .jsonl file, one trace a line",
-                )
-            return json.dumps(traces[0], indent=2, ensure_ascii=False, allow_nan=False) + "\n"
-        return "".join(
-            json.dumps(trace, ensure_ascii=False, separators=(",", ":"), allow_nan=False) + "\n"
-            for trace in traces
+
+ITEMS_PER_PIECE = 4096  # events (or edges) encoded and written together
+
+
+def traces_as_pieces(traces: list[dict], output: Path | None) -> Iterator[str]:
+    """``traces_as_text`` in pieces, so a trace of a million events is never one string. The
+    checks come before the first piece."""
+    indented = output is not None and output.name.lower().endswith(".json")
+    if indented and len(traces) != 1:
+        raise UsageError(
+            f"{len(traces)} traces do not fit one .json file",
+            path=output,
+            hint="write them to a .jsonl file, one trace a line",
         )
+    try:
+        for trace in traces:
+            yield from _trace_pieces(trace, indented)
+            yield "\n"
     except RecursionError:  # metadata copied from the source, nested near the reader's limit
         raise InputError(
             "nested too deeply to write",
             path=output,
             hint="keep metadata within a few hundred levels",
         ) from None
+
+
+def _trace_pieces(trace: dict, indented: bool) -> Iterator[str]:
+    """The bytes ``json.dumps`` writes for ``trace`` (with ``indent=2``, or compact), made by
+    the C encoder a top-level value, or a batch of list items, at a time."""
+    import json
+
+    if indented:
+        dump = json.JSONEncoder(indent=2, ensure_ascii=False, allow_nan=False).encode
+        # A value one level down is the same text with every line indented once more: JSON
+        # strings hold no raw line breaks, so only the encoder's own lines are touched.
+        open_, between, close, colon = "{\n  ", ",\n  ", "\n}", ": "
+        list_open, list_between, list_close = "[\n    ", ",\n    ", "\n  ]"
+
+        def nested(value, depth: int) -> str:
+            return dump(value).replace("\n", "\n" + "  " * depth)
+    else:
+        dump = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), allow_nan=False).encode
+        open_, between, close, colon = "{", ",", "}", ":"
+        list_open, list_between, list_close = "[", ",", "]"
+
+        def nested(value, depth: int) -> str:
+            return dump(value)
+
+    if not trace:
+        yield "{}"
+        return
+    yield open_
+    for position, (key, value) in enumerate(trace.items()):
+        head = (between if position else "") + dump(key) + colon
+        if not (isinstance(value, list) and value):
+            yield head + nested(value, 1)
+            continue
+        yield head + list_open
+        for start in range(0, len(value), ITEMS_PER_PIECE):
+            batch = value[start : start + ITEMS_PER_PIECE]
+            yield (list_between if start else "") + list_between.join(
+                nested(item, 2) for item in batch
+            )
+        yield list_close
+    yield close

@@ -50,19 +50,10 @@ NO_OPERATION = "no_gen_ai_operation"
 
 def import_file(path: Path, limits: Limits = Limits()) -> tuple[list[dict], ImportSummary]:
     if path.name.lower().endswith(PROTOBUF_SUFFIXES):
-        requests = [(None, _request_from_protobuf(path, limits))]
+        requests = iter([(None, _request_from_protobuf(path, limits))])
     else:
-        requests = list(json_documents(path, limits))
-    spans_by_trace: dict[str, list[SourceSpan]] = {}
-    conversation: dict[str, str] = {}
-    order = 0
-    for line, request in requests:
-        for trace_id, span, conversation_id in _spans_of(request, path, line):
-            span.order = order
-            order += 1
-            spans_by_trace.setdefault(trace_id, []).append(span)
-            if conversation_id:
-                conversation.setdefault(trace_id, conversation_id)
+        requests = json_documents(path, limits)
+    spans_by_trace, conversation = _collect_spans(requests, path)
     require(
         bool(spans_by_trace),
         "no spans found",
@@ -83,6 +74,23 @@ def import_file(path: Path, limits: Limits = Limits()) -> tuple[list[dict], Impo
         traces.append(trace)
         summary.add(one)
     return traces, summary
+
+
+def _collect_spans(requests, path: Path) -> tuple[dict[str, list[SourceSpan]], dict[str, str]]:
+    """The spans of every request, by trace id, and each trace's conversation id. Requests
+    are read one at a time and dropped once their spans are taken: a parsed request costs
+    several times its spans."""
+    spans_by_trace: dict[str, list[SourceSpan]] = {}
+    conversation: dict[str, str] = {}
+    order = 0
+    for line, request in requests:
+        for trace_id, span, conversation_id in _spans_of(request, path, line):
+            span.order = order
+            order += 1
+            spans_by_trace.setdefault(trace_id, []).append(span)
+            if conversation_id:
+                conversation.setdefault(trace_id, conversation_id)
+    return spans_by_trace, conversation
 
 
 def _spans_of(request: Any, path: Path, line: int | None):

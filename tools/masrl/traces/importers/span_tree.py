@@ -55,7 +55,7 @@ EDGE_TYPE_AFTER = {
 DIGITS = 6  # times in seconds, rounded so output does not depend on float noise
 
 
-@dataclass
+@dataclass(slots=True)  # slots: a trace may hold a million spans
 class SourceSpan:
     """One span, read from any format. Times are seconds (any origin); ``kind`` is one of the
     constants above; ``source_kind`` is the span's own kind or operation name."""
