@@ -14,6 +14,7 @@ from __future__ import annotations
 import datetime as dt
 import re
 import unicodedata
+from collections import defaultdict
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -34,6 +35,7 @@ from masrl.model.records import (
     entry_specs,
 )
 from masrl.model.taxonomy import Taxonomy, load_taxonomy
+from masrl.model.title_index import TitleIndex
 
 if TYPE_CHECKING:  # the arXiv client (requests, lxml) is imported only when a paper is fetched
     from masrl.imports.arxiv import ArxivSettings, PaperMetadata
@@ -77,26 +79,53 @@ def known_records(project: Project) -> list[KnownRecord]:
     return records
 
 
+class DuplicateFinder:
+    """Records indexed by identity and title, so a lookup costs the same however many there are
+    (an import of 100,000 entries asks once per entry)."""
+
+    def __init__(self, records: list[KnownRecord] = ()):
+        self._order: dict[int, int] = {}  # id(record) -> position, the old search order
+        self._by_identity: dict[str, list[KnownRecord]] = defaultdict(list)
+        self._titles: TitleIndex[KnownRecord] = TitleIndex()
+        for record in records:
+            self.add(record)
+
+    def add(self, record: KnownRecord) -> None:
+        self._order[id(record)] = len(self._order)
+        for identity in record.identities:
+            self._by_identity[identity].append(record)
+        self._titles.add(record.title_key, record)
+
+    def find(self, identities: set[str], title: str, skip: str | None = None) -> str | None:
+        """'corpus/x.yaml (arxiv:...)' for the first record holding the same paper, or None.
+
+        skip: a relative path to ignore (the file a re-import would overwrite).
+        """
+
+        def first(records) -> KnownRecord | None:
+            kept = [r for r in records if r.rel != skip]
+            return min(kept, key=lambda r: self._order[id(r)]) if kept else None
+
+        holder = first(r for i in identities for r in self._by_identity.get(i, ()))
+        if holder:
+            shared = sorted(identities & holder.identities)
+            return f"{holder.rel} (same identifier {shared[0]})"
+        title_key = ids.normalize_title(title) if title else ""
+        if not title_key:
+            return None
+        holder = first(
+            r
+            for same in (title_key, *self._titles.near(title_key))
+            for r in self._titles.exact(same)
+        )
+        return f"{holder.rel} (near-identical title)" if holder else None
+
+
 def find_duplicate(
     records: list[KnownRecord], identities: set[str], title: str, skip: str | None = None
 ) -> str | None:
-    """'corpus/x.yaml (arxiv:...)' for the first record holding the same paper, or None.
-
-    skip: a relative path to ignore (the file a re-import would overwrite).
-    """
-    title_key = ids.normalize_title(title) if title else ""
-    for record in records:
-        if record.rel == skip:
-            continue
-        shared = sorted(identities & record.identities)
-        if shared:
-            return f"{record.rel} (same identifier {shared[0]})"
-    for record in records:
-        if record.rel == skip or not title_key or not record.title_key:
-            continue
-        if ids.same_title(title_key, record.title_key):
-            return f"{record.rel} (near-identical title)"
-    return None
+    """'corpus/x.yaml (arxiv:...)' for the first record holding the same paper, or None."""
+    return DuplicateFinder(records).find(identities, title, skip)
 
 
 # ---------------------------------------------------------------------------------------------

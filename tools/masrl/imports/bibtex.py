@@ -21,6 +21,7 @@ from masrl.exports.bibtex import VENUE_FIELD, BibtexError, _VerbatimFieldsKept
 from masrl.exports.csv import DOI_URL
 from masrl.files import read_regular_text
 from masrl.imports.add import (
+    DuplicateFinder,
     KnownRecord,
     entry_skeleton,
     find_duplicate,
@@ -40,9 +41,19 @@ from masrl.model.venues import normalise_venue
 URL_MACRO = re.compile(r"\\url\{([^{}]*)\}")
 
 
+# Text pylatexenc gives back unchanged (letters, digits, spaces, plain punctuation, no '--'
+# ligature): decoding it walks every character in Python, a third of an import's time.
+PLAIN_TEXT = re.compile(r"(?:[^\W_]|[ ,.:;()/+=@!?*|<>]|-(?!-))*")
+
+
 class DecodeTextFields(_VerbatimFieldsKept, LatexDecodingMiddleware):
     def __init__(self):
         super().__init__(allow_inplace_modification=True, decoder=latex_decoder())
+
+    def _transform_python_value_string(self, python_string: str) -> tuple[str, str]:
+        if PLAIN_TEXT.fullmatch(python_string):
+            return python_string, ""
+        return super()._transform_python_value_string(python_string)
 
 
 @dataclass
@@ -258,6 +269,7 @@ def scaffold_from_record(record: BibRecord, key: str, taxonomy: Taxonomy | None 
         venue=venue or PLACEHOLDER,
         identifiers=record.identifiers,
         urls=record.urls or fallback_urls(record.identifiers),
+        taxonomy=taxonomy,
     )
 
 
@@ -283,57 +295,60 @@ def plan_bib_import(path: Path, project: Project, force: bool = False) -> BibImp
         raise BibtexError(path, problems)
 
     known = known_records(project)
+    known_by_rel = {record.rel: record for record in known}
+    in_corpus = DuplicateFinder(known)
+    in_file = DuplicateFinder()  # earlier entries of this file
     taxonomy = project.taxonomy()
     taken = {p.stem for p in project.entry_paths()}
     plan = BibImportPlan("papers", [], project.root, warnings=warnings)
-    seen_in_file: list[
-        tuple[str, set[str], str]
-    ] = []  # (key, identities, title) of earlier entries
     for record in records:
         identities = identities_of(record)
-        key = _choose_key(record, project, known, identities, taken)
+        key = _choose_key(record, project, known_by_rel, identities, taken)
         target = project.corpus_dir / f"{key}.yaml"
-        holder = find_duplicate(known, identities, record.title, skip=project.relative(target))
-        earlier = _earlier_in_file(seen_in_file, identities, record.title)
+        holder = in_corpus.find(identities, record.title, skip=project.relative(target))
+        earlier = in_file.find(identities, record.title or "")
         if holder or earlier:
             plan.skipped.append(
                 (
                     record.bib_key,
                     f"already recorded in {holder}"
                     if holder
-                    else f"repeats entry '{earlier}' of this file",
+                    else f"repeats entry '{earlier.split(' (')[0]}' of this file",
                 )
             )
             continue
-        seen_in_file.append((record.bib_key, identities, record.title))
+        in_file.add(
+            KnownRecord(
+                record.bib_key,
+                record.bib_key,
+                frozenset(identities),
+                ids.normalize_title(record.title or ""),
+            )
+        )
         taken.add(key)
         plan.files.append(_planned(target, scaffold_from_record(record, key, taxonomy), force))
     return plan
 
 
 def _choose_key(
-    record: BibRecord, project: Project, known, identities: set[str], taken: set[str]
+    record: BibRecord,
+    project: Project,
+    known_by_rel: dict[str, KnownRecord],
+    identities: set[str],
+    taken: set[str],
 ) -> str:
     """The .bib key in corpus form; a fresh key when it is unusable or names another paper."""
     key = corpus_key_for(record.bib_key)
     if key and KEY_PATTERN.match(key):
-        existing = project.corpus_dir / f"{key}.yaml"
+        existing = project.relative(project.corpus_dir / f"{key}.yaml")
         if key not in taken:
             return key
-        same_paper = find_duplicate(
-            [r for r in known if r.rel == project.relative(existing)], identities, record.title
+        same_paper = existing in known_by_rel and find_duplicate(
+            [known_by_rel[existing]], identities, record.title
         )
         if same_paper:
             return key  # a re-import of the same paper: kept, or updated with --force
     return generate_key(record.title or "", record.authors, record.year, taken)
-
-
-def _earlier_in_file(seen, identities: set[str], title: str | None) -> str | None:
-    records = [
-        KnownRecord(key, key, frozenset(i), ids.normalize_title(t or "")) for key, i, t in seen
-    ]
-    holder = find_duplicate(records, identities, title or "")
-    return holder.split(" (")[0] if holder else None
 
 
 def _planned(target: Path, data: dict, force: bool) -> PlannedFile:
