@@ -24,6 +24,7 @@ from masrl.cli import main
 
 runner = CliRunner()
 EXAMPLES = REPO_ROOT / "tools" / "masrl" / "traces" / "examples"
+TRACE_IMPORTS = Path(__file__).parent / "fixtures" / "traces" / "import"
 _REFUSED: list[tuple[str, int]] = []  # (folder, errno) the audit hook refuses writes under
 WRITE_FLAGS = os.O_WRONLY | os.O_RDWR | os.O_CREAT | os.O_APPEND | os.O_TRUNC
 WRITE_EVENTS = {"os.mkdir", "os.rename", "os.remove", "os.rmdir", "shutil.rmtree", "os.chmod"}
@@ -118,6 +119,11 @@ WRITERS = {
     "snapshot freeze": lambda r, o, t: (["snapshot", "freeze", "s1", "--root", r], "snapshots"),
     "trace export -o": lambda r, o, t: (
         ["trace", "export", str(EXAMPLES / "debate.json"), "--to", "perfetto", "-o", f"{o}/p.json"],
+        o,
+    ),
+    "trace import -o": lambda r, o, t: (
+        ["trace", "import", str(TRACE_IMPORTS / "otel_genai.json"), "--from", "otel"]
+        + ["-o", f"{o}/t.jsonl"],
         o,
     ),
     "trace figure -o": lambda r, o, t: (
