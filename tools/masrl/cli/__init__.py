@@ -35,6 +35,11 @@ LAZY_COMMANDS: dict[str, tuple[str, str, str]] = {
         "trace",
         "Orchestration traces: validate, metrics, figures, import, export, collect, query.",
     ),
+    "release": (
+        "masrl.cli.release",
+        "release_command",
+        "Write the versioned, citable release of a closed screening round.",
+    ),
     "links": (
         "masrl.cli.links",
         "links_group",

@@ -180,6 +180,12 @@ def papers_csv(entries: list[Entry], taxonomy: Taxonomy) -> str:
     return _render(full_papers_header(taxonomy), rows)
 
 
+def survey_papers_csv(entries: list[Entry], taxonomy: Taxonomy) -> str:
+    """The survey artifact's columns only, as its scripts read them (masrl's columns left out)."""
+    rows = [entry_row(e, taxonomy) for e in sorted(entries, key=lambda e: e.key)]
+    return _render(PAPERS_HEADER, rows)
+
+
 def exclusions_csv(records: list[Exclusion], taxonomy: Taxonomy) -> str:
     return _render(
         EXCLUSIONS_HEADER,

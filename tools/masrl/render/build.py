@@ -48,6 +48,7 @@ GENERATOR_HOOKS: list[tuple[str, str]] = [
     ("masrl.render.readme", "readme_files"),  # the paper list inside README.md
     ("masrl.cli.reference", "cli_reference_files"),  # site/docs/cli.md
     ("masrl.render.forms", "form_files"),  # issue-form dropdowns, CONTRIBUTING tag reference
+    ("masrl.render.release", "citation_files"),  # CITATION.cff, .zenodo.json: the newest release
 ]
 
 

@@ -157,6 +157,12 @@ def downloads(ctx: SiteContext, page: str) -> str:
     return table(["File", "What it holds"], rows)
 
 
+def releases(ctx: SiteContext, page: str) -> str:
+    from masrl.render.site.releases import releases_fragment
+
+    return releases_fragment(ctx, page)
+
+
 def contributing_guide(ctx: SiteContext, page: str) -> str:
     """CONTRIBUTING.md of the project (else of the checkout), without its title: one guide, two places."""
     for root in (ctx.corpus.project.root, CHECKOUT_ROOT):
@@ -234,6 +240,7 @@ FRAGMENTS: dict[str, Callable[[SiteContext, str], str]] = {
     "main-figures": main_figures,
     "newest": newest,
     "downloads": downloads,
+    "releases": releases,
 }
 
 
