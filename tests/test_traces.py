@@ -316,16 +316,39 @@ def test_other_edges_back_in_time_only_warn(edge_type):
     # e5 -> e4 back in time; as temporal it is no dependency, as aggregate it closes no cycle here.
     trace = mutated(lambda t: t["edges"].append({"src": "e5", "dst": "e0", "type": edge_type}))
     report = validate_trace(trace)
-    first = report.problems[0]
-    assert (first.pointer, first.code, first.severity) == (
+    warning = report.problems[-1]
+    assert (warning.pointer, warning.code, warning.severity) == (
         "edges[5]",
         "backwards_edge",
         "warning",
     )
     if edge_type == "temporal":
         assert report.ok
-    else:  # e0 -> ... -> e5 -> e0 is a dependency cycle
-        assert [p.code for p in report.problems if p.severity == "error"] == ["cycle"]
+    else:  # e0 -> ... -> e5 -> e0 is a dependency cycle, named before the warning
+        assert [p.code for p in report.problems] == ["cycle", "backwards_edge"]
+
+
+@pytest.mark.parametrize("edge_type", ["aggregate", "causal"])
+@pytest.mark.parametrize("max_problems", [1, 50])
+def test_a_cycle_is_named_first_before_warnings_and_the_edges_that_close_it(
+    tmp_path, edge_type, max_problems
+):
+    """The cycle, with its events, is the problem a report names first, however few are listed;
+    trace export and figure name it as their error (issue 34, point 7)."""
+    trace = mutated(lambda t: t["edges"].append({"src": "e5", "dst": "e0", "type": edge_type}))
+    first = validate_trace(trace, max_problems=max_problems).problems[0]
+    assert (first.code, first.severity) == ("cycle", "error")
+    assert "e0 -> e1 -> e2 -> e3 -> e4 -> e5 -> e0" in first.message
+    path = write(tmp_path / "cycle.json", json.dumps(trace))
+    exported, drawn = tmp_path / "out.json", tmp_path / "out.svg"
+    for out, args in (
+        (exported, ["export", path, "--to", "perfetto", "-o", exported]),
+        (drawn, ["figure", path, "-o", drawn]),
+    ):
+        result = invoke(*args)
+        assert result.exit_code == 1 and "Traceback" not in result.output
+        assert str(path) in result.output and "has a cycle: e0 -> e1" in result.output
+        assert "points back in time" not in result.output and not out.exists()
 
 
 def test_cycle_among_same_time_events():

@@ -19,9 +19,18 @@ DEFAULT_MAX_PROBLEMS = 50  # per trace; the rest are counted, not listed
 _IDENTIFIER = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 
 
+def _rank(severity: str, code: str) -> int:
+    """Which problem a report names first: a cycle (it explains the edges that close it), then
+    any other error, then warnings."""
+    if severity != "error":
+        return 2
+    return 0 if code == "cycle" else 1
+
+
 @dataclass(frozen=True)
 class TraceReport:
-    """The verdict on one trace. The counts include problems beyond the listed ones."""
+    """The verdict on one trace. The counts include problems beyond the listed ones. Problems
+    are listed most important first (see ``_rank``), so ``problems[0]`` is the one to name."""
 
     problems: tuple[Problem, ...]
     errors: int
@@ -40,6 +49,9 @@ class ProblemCollector:
         self.listed: list[Problem] = []
         self.errors = 0
         self.warnings = 0
+        # The most important problem seen, kept even when the list is full (--max-problems 1).
+        self.headline: Problem | None = None
+        self._headline_rank = 3
 
     def error(self, path: str, message: str, code: str, hint: str = "") -> None:
         self.errors += 1
@@ -54,13 +66,20 @@ class ProblemCollector:
         return len(self.listed) < self.limit
 
     def _keep(self, path: str, message: str, code: str, hint: str, severity: str) -> None:
-        if len(self.listed) < self.limit:
-            self.listed.append(
-                Problem(self.file, self.line, message, hint, severity, code, pointer=path)
-            )
+        rank = _rank(severity, code)
+        listed = len(self.listed) < self.limit
+        if listed or rank < self._headline_rank:
+            problem = Problem(self.file, self.line, message, hint, severity, code, pointer=path)
+            if listed:
+                self.listed.append(problem)
+            if rank < self._headline_rank:
+                self.headline, self._headline_rank = problem, rank
 
     def report(self) -> TraceReport:
         problems = list(self.listed)
+        if self.headline is not None and not any(p is self.headline for p in problems):
+            problems.append(self.headline)
+        problems.sort(key=lambda p: _rank(p.severity, p.code))  # stable: check order within a rank
         hidden = self.errors + self.warnings - len(problems)
         if hidden > 0:
             hidden_errors = self.errors - sum(p.severity == "error" for p in problems)
