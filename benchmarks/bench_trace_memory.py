@@ -4,14 +4,17 @@ caps let in, against a baseline of the same run (a bare interpreter parsing the 
 Run:  python benchmarks/bench_trace_memory.py           (a few minutes; prints a table)
       python benchmarks/bench_trace_memory.py --quick   (small inputs, a smoke test)
 
-Inputs, generated into a temporary directory, at the default caps of ``masrl.traces.io``
-(``DEFAULT_MAX_TRACE_EVENTS`` events or spans a trace) and ``masrl.screening.asreview_io``
+Inputs, generated into a temporary directory, each as large as the default caps of
+``masrl.traces.io`` allow (``DEFAULT_MAX_TRACE_BYTES`` decompressed and
+``DEFAULT_MAX_TRACE_EVENTS`` events or spans a trace) or of ``masrl.screening.asreview_io``
 (``MAX_PROJECT_BYTES`` unpacked):
 
-* an OpenTelemetry export whose spans form one parent chain as deep as the span cap allows,
-  read by ``masrl trace import --from otel``;
-* a native trace of as many events as the event cap allows (the hierarchical run of
-  ``bench_traces.py``), read by ``trace validate``, ``metrics``, ``figure`` and ``export``;
+* an OpenTelemetry export of bare spans forming one parent chain, read by
+  ``masrl trace import --from otel``;
+* three native traces, read by ``trace validate``, ``metrics``, ``figure`` and ``export``: the
+  hierarchical run of ``bench_traces.py``, bare events (id, t, type, agent: the most events a
+  byte holds), and a small trace carrying one string that fills the byte cap with an astral
+  character in it (Python then stores four bytes a character);
 * ASReview project files whose data file, or whose ``results.db``, fills the unpacked cap,
   read by ``masrl screen import`` (on a corpus with no matching record: the command reads the
   whole project, then refuses, writing nothing; what is measured is the reading).
@@ -46,39 +49,71 @@ NANOSECONDS = 1_000_000_000
 
 
 def write_otel_chain(path: Path, spans: int, max_bytes: int) -> int:
-    """One OTLP JSON request: chat spans, each the child of the one before, as many as
-    ``spans`` and ``max_bytes`` allow. Returns how many."""
+    """One OTLP JSON request: bare spans (the most spans a byte can hold), each the child of
+    the one before, as many as ``spans`` and ``max_bytes`` allow. Returns how many."""
     head, tail = '{"resourceSpans":[{"scopeSpans":[{"spans":[', "]}]}]}"
+    return write_items(path, head, tail, spans, max_bytes, _otel_span)
+
+
+def _otel_span(index: int) -> str:
+    parent = f',"parentSpanId":"{index - 1:x}"' if index else ""
+    start = 1_700_000_000 * NANOSECONDS + index * 1000
+    return f'{{"traceId":"t","spanId":"{index:x}"{parent},"startTimeUnixNano":"{start}"}}'
+
+
+def write_items(path: Path, head: str, tail: str, count: int, max_bytes: int, item) -> int:
+    """``head``, up to ``count`` items (``item(index)``) joined by commas, ``tail``, in at most
+    ``max_bytes``. Returns how many items."""
     written = len(head) + len(tail)
     with open(path, "w", encoding="utf-8") as out:
         out.write(head)
-        for index in range(spans):
-            parent = f',"parentSpanId":"{index - 1:016x}"' if index else ""
-            start = 1_700_000_000 * NANOSECONDS + index * 1000
-            span = (
-                ("," if index else "")
-                + f'{{"traceId":"0af7651916cd43dd8448eb211c80319c","spanId":"{index:016x}"{parent},'
-                f'"name":"chat","startTimeUnixNano":"{start}","endTimeUnixNano":"{start + 10**9}",'
-                '"attributes":[{"key":"gen_ai.operation.name","value":{"stringValue":"chat"}}]}'
-            )
-            if written + len(span) > max_bytes:
-                break
-            out.write(span)
-            written += len(span)
-        else:
-            index = spans
-        out.write(tail)
-    return index
+        for index in range(count):
+            text = ("," if index else "") + item(index)
+            if written + len(text) > max_bytes:
+                return _close(out, tail, index)
+            out.write(text)
+            written += len(text)
+        return _close(out, tail, count)
 
 
-def write_native_trace(path: Path, events: int) -> int:
-    """The hierarchical run of ``bench_traces.py`` with at most ``events`` events (it grows a
-    round of 98 events at a time). Returns how many."""
+def _close(out, tail: str, count: int) -> int:
+    out.write(tail)
+    return count
+
+
+def write_compact_trace(path: Path, events: int, max_bytes: int) -> int:
+    """A valid trace of bare events (id, t, type, agent), as many as the caps allow."""
+    head = '{"schema_version":"1.0","trace_id":"c","task_id":"c","events":['
+    tail = '],"edges":[],"rewards":{"team":1},"costs":{"tokens":1,"wall_clock_s":1}}'
+    return write_items(path, head, tail, events, max_bytes, _bare_event)
+
+
+def _bare_event(index: int) -> str:
+    return f'{{"id":"{index:x}","t":{index},"type":"message","agent":"a{index % 7}"}}'
+
+
+def write_fat_trace(path: Path, max_bytes: int) -> None:
+    """A small valid trace whose meta holds one string filling the byte cap, with one astral
+    character, so Python stores the whole string at four bytes a character."""
+    trace = synthetic_trace(100)
+    trace["meta"] = {"note": ""}
+    room = max_bytes - len(json.dumps(trace).encode()) - 8
+    trace["meta"]["note"] = "\U0001f600" + "a" * room
+    path.write_bytes(json.dumps(trace, ensure_ascii=False).encode())
+
+
+def write_native_trace(path: Path, events: int, max_bytes: int) -> int:
+    """The hierarchical run of ``bench_traces.py`` with as many events as the caps allow (it
+    grows a round of 98 events at a time). Returns how many."""
     import orjson
 
-    trace = synthetic_trace(events - 100)
-    path.write_bytes(orjson.dumps(trace))
-    return len(trace["events"])
+    while True:
+        trace = synthetic_trace(events - 100)
+        data = orjson.dumps(trace)
+        if len(data) <= max_bytes:
+            path.write_bytes(data)
+            return len(trace["events"])
+        events = int(events * max_bytes / len(data) * 0.99)
 
 
 def write_asreview(path: Path, data_bytes: int, db_bytes: int) -> None:
@@ -133,6 +168,22 @@ BASELINE = "import json, sys; json.load(open(sys.argv[1], 'rb'))"
 COUNT_BYTES = "import sys; f = open(sys.argv[1], 'rb'); sum(len(c) for c in iter(lambda: f.read(1 << 20), b''))"
 
 
+def mib(path: Path) -> str:
+    return f"{path.stat().st_size / 2**20:.0f}"
+
+
+def trace_commands(path: Path, folder: Path) -> list[tuple[str, list[str]]]:
+    return [
+        ("trace validate", masrl("trace", "validate", str(path), "--no-progress")),
+        ("trace metrics", masrl("trace", "metrics", str(path), "--no-progress")),
+        ("trace figure", masrl("trace", "figure", str(path), "-o", str(folder / "figure.png"))),
+        (
+            "trace export",
+            masrl("trace", "export", str(path), "--to", "perfetto", "-o", str(folder / "out.json")),
+        ),
+    ]
+
+
 def bare(code: str, path: Path) -> list[str]:
     return [sys.executable, "-S", "-c", code, str(path)]
 
@@ -150,22 +201,26 @@ def main() -> int:
     )
     arguments = parser.parse_args()
     events = arguments.events or (20_000 if arguments.quick else DEFAULT_MAX_TRACE_EVENTS)
+    max_bytes = 2**20 if arguments.quick else DEFAULT_MAX_TRACE_BYTES
     project_bytes = arguments.project_bytes or (8 * 2**20 if arguments.quick else MAX_PROJECT_BYTES)
     rows = []
     with tempfile.TemporaryDirectory(prefix="masrl-bench-memory-") as temporary:
         folder = Path(temporary)
         chain, native = folder / "chain.json", folder / "native.json"
+        compact, fat = folder / "compact.json", folder / "fat.json"
         data_project, db_project = folder / "data.asreview", folder / "results.asreview"
         print("generating inputs ...", file=sys.stderr)
-        chain_spans = write_otel_chain(chain, events, DEFAULT_MAX_TRACE_BYTES)
-        native_events = write_native_trace(native, events)
+        chain_spans = write_otel_chain(chain, events, max_bytes)
+        native_events = write_native_trace(native, events, max_bytes)
+        compact_events = write_compact_trace(compact, events, max_bytes)
+        write_fat_trace(fat, max_bytes)
         # The other members take about 1 MiB; the data file may overshoot by a row.
         write_asreview(data_project, project_bytes - 3 * 2**20, 2**20)
         write_asreview(db_project, 2**20, project_bytes - 3 * 2**20)
         root = screening_root(folder)
         cases = [
             (
-                f"OTel chain, {chain_spans:,} deep ({chain.stat().st_size / 2**20:.0f} MiB)",
+                f"OTel chain, {chain_spans:,} deep ({mib(chain)} MiB)",
                 bare(BASELINE, chain),
                 [
                     (
@@ -182,29 +237,13 @@ def main() -> int:
                     )
                 ],
             ),
-            (
-                f"native trace, {native_events:,} events ({native.stat().st_size / 2**20:.0f} MiB)",
-                bare(BASELINE, native),
-                [
-                    ("trace validate", masrl("trace", "validate", str(native), "--no-progress")),
-                    ("trace metrics", masrl("trace", "metrics", str(native), "--no-progress")),
-                    (
-                        "trace figure",
-                        masrl("trace", "figure", str(native), "-o", str(folder / "native.png")),
-                    ),
-                    (
-                        "trace export",
-                        masrl(
-                            "trace",
-                            "export",
-                            str(native),
-                            "--to",
-                            "perfetto",
-                            "-o",
-                            str(folder / "native.perfetto.json"),
-                        ),
-                    ),
-                ],
+            *(
+                (label, bare(BASELINE, path), trace_commands(path, folder))
+                for label, path in (
+                    (f"native trace, {native_events:,} events ({mib(native)} MiB)", native),
+                    (f"native trace, {compact_events:,} bare events ({mib(compact)} MiB)", compact),
+                    (f"native trace, one {mib(fat)} MiB astral string", fat),
+                )
             ),
             (
                 f"ASReview, data file of {project_bytes / 2**20:.0f} MiB",

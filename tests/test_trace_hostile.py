@@ -167,8 +167,8 @@ def test_the_cli_caps_have_documented_defaults_and_name_the_option(tmp_path):
         assert code == 1, (name, output)
         assert str(path) in output and "--max-trace-bytes" in output, (name, output)
         help_text = masrl(*args[:2], "--help")[1]
-        assert "--max-trace-bytes" in help_text and "512M" in help_text, name
-        assert "--max-trace-events" in help_text and "2000000" in help_text, name
+        assert "--max-trace-bytes" in help_text and "64M" in help_text, name
+        assert "--max-trace-events" in help_text and "500000" in help_text, name
     code, output = masrl("trace", "import", "--from", "otel", path, "--max-trace-bytes", "1M")
     assert code == 1 and "--max-trace-bytes" in output
 

@@ -39,8 +39,12 @@ from ..problems import Problem
 TRACE_SUFFIXES = (".json", ".jsonl", ".json.gz", ".jsonl.gz")
 GZIP_MAGIC = b"\x1f\x8b"
 GZIP_ERRORS = (EOFError, gzip.BadGzipFile, zlib.error)
-DEFAULT_MAX_TRACE_BYTES = 512 * 2**20  # one trace, decompressed: well above a million events
-DEFAULT_MAX_TRACE_EVENTS = 2_000_000
+# The default caps keep every trace command (validate, metrics, figure, export, import) under
+# 1 GiB of memory on the worst input they let in, as benchmarks/bench_trace_memory.py measures:
+# parsed, a trace costs up to ten times its bytes (one string of astral characters) and an
+# imported span about 1.6 KB. --max-trace-bytes and --max-trace-events raise them.
+DEFAULT_MAX_TRACE_BYTES = 64 * 2**20  # one trace, decompressed: about 300,000 typical events
+DEFAULT_MAX_TRACE_EVENTS = 500_000
 READ_CHUNK = 2**20
 
 
@@ -406,17 +410,19 @@ def read_traces(
         if document.problem is not None:
             yield TraceRecord(document.line, problem=document.problem)
             continue
+        line = document.line
         try:
             with gc_paused():
                 data = parse_json_bytes(document.raw)
         except JsonSyntaxError as exc:
-            yield TraceRecord(document.line, problem=syntax_problem(exc, document.line))
+            yield TraceRecord(line, problem=syntax_problem(exc, line))
             continue
-        problem = event_count_problem(data, limits, document.line) if count_events else None
+        del document  # the bytes, no longer needed while the caller works on the trace
+        problem = event_count_problem(data, limits, line) if count_events else None
         if problem is not None:
-            yield TraceRecord(document.line, problem=problem)
+            yield TraceRecord(line, problem=problem)
         else:
-            yield TraceRecord(document.line, data)
+            yield TraceRecord(line, data)
 
 
 def find_trace_files(paths: Iterable[Path | str]) -> tuple[list[str], list[str]]:

@@ -53,7 +53,7 @@ def import_file(path: Path, limits: Limits = Limits()) -> tuple[list[dict], Impo
         requests = iter([(None, _request_from_protobuf(path, limits))])
     else:
         requests = json_documents(path, limits)
-    spans_by_trace, conversation = _collect_spans(requests, path)
+    spans_by_trace, conversation = _collect_spans(requests, path, limits)
     require(
         bool(spans_by_trace),
         "no spans found",
@@ -76,10 +76,12 @@ def import_file(path: Path, limits: Limits = Limits()) -> tuple[list[dict], Impo
     return traces, summary
 
 
-def _collect_spans(requests, path: Path) -> tuple[dict[str, list[SourceSpan]], dict[str, str]]:
+def _collect_spans(
+    requests, path: Path, limits: Limits
+) -> tuple[dict[str, list[SourceSpan]], dict[str, str]]:
     """The spans of every request, by trace id, and each trace's conversation id. Requests
-    are read one at a time and dropped once their spans are taken: a parsed request costs
-    several times its spans."""
+    are read one at a time and dropped once their spans are taken (a parsed request costs
+    several times its spans); a trace is refused as soon as it has more spans than allowed."""
     spans_by_trace: dict[str, list[SourceSpan]] = {}
     conversation: dict[str, str] = {}
     order = 0
@@ -87,7 +89,10 @@ def _collect_spans(requests, path: Path) -> tuple[dict[str, list[SourceSpan]], d
         for trace_id, span, conversation_id in _spans_of(request, path, line):
             span.order = order
             order += 1
-            spans_by_trace.setdefault(trace_id, []).append(span)
+            spans = spans_by_trace.setdefault(trace_id, [])
+            spans.append(span)
+            if len(spans) > limits.max_events:
+                check_span_count(len(spans), f"trace {trace_id}", limits, path)
             if conversation_id:
                 conversation.setdefault(trace_id, conversation_id)
     return spans_by_trace, conversation
