@@ -779,3 +779,40 @@ def test_every_count_that_links_to_a_list_opens_exactly_that_many_records(watche
         ]
     assert len(links) > 50
     assert mismatches == []
+
+
+# Words in table cells (letters, digits and underscores, which offer no break) that the browser
+# laid out on more than one line.
+BROKEN_WORDS = """() => {
+    const broken = [];
+    for (const cell of document.querySelectorAll("article table td, article table th")) {
+        const walker = document.createTreeWalker(cell, NodeFilter.SHOW_TEXT);
+        for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+            for (const match of node.data.matchAll(/\\w{4,}/g)) {
+                const range = document.createRange();
+                range.setStart(node, match.index);
+                range.setEnd(node, match.index + match[0].length);
+                const lines = new Set([...range.getClientRects()].map(r => Math.round(r.top)));
+                if (lines.size > 1) broken.push(match[0]);
+            }
+        }
+    }
+    return broken;
+}"""
+
+
+def test_tables_break_lines_between_words_never_inside_one(browser, sample_site):
+    """Count tables, cross-tabs, the reliability figures and the corrections list, at desktop
+    and phone widths: no word in a table cell is split over two lines."""
+    session = Watched(browser, sample_site)
+    broken = {}
+    try:
+        for viewport in (VIEWPORT, PHONE):
+            session.page.set_viewport_size(viewport)
+            for path in ("statistics/", "gaps/", "reliability/", "corrections/", "browse/"):
+                words = session.goto(path).evaluate(BROKEN_WORDS)
+                if words:
+                    broken[f"{path} at {viewport['width']} px"] = words[:10]
+    finally:
+        session.close()
+    assert broken == {}

@@ -60,10 +60,11 @@ def _unit(d: Disagreement, code: str = "") -> str:
     return where if d.pass_number == FIRST_PASS else f"{where} (pass {d.pass_number})"
 
 
-def agreement_rows(results: list[FieldAgreement]) -> list[list[str]]:
+def agreement_rows(results: list[FieldAgreement], field_name=str) -> list[list[str]]:
+    """One row per field; ``field_name`` shows a field (the site: its label, linked)."""
     return [
         [
-            r.field,
+            field_name(r.field),
             _passes(r.passes),
             str(len(r.raters)),
             str(r.units),
@@ -96,21 +97,24 @@ def rereading_passes(results: list[FieldAgreement]) -> list[ReadingPass]:
     return [found[key] for key in sorted(found)]
 
 
-def _pass_line(p: ReadingPass, escape=str) -> str:
+def _pass_line(p: ReadingPass, escape=str, field_name=None) -> str:
+    fields = (
+        ", ".join(field_name(f) for f in p.fields) if field_name else escape(", ".join(p.fields))
+    )
     return (
         f"Pass {p.number} of round {escape(p.round)} ({escape(p.date)}) re-read "
-        f"{escape(', '.join(p.fields))}: {escape(p.why)}"
+        f"{fields}: {escape(p.why)}"
     )
 
 
-def _before_after_rows(results: list[FieldAgreement]) -> list[list[str]]:
+def _before_after_rows(results: list[FieldAgreement], field_name=str) -> list[list[str]]:
     rows = []
     for r in results:
         if r.earlier is not None:
             e = r.earlier
             rows.append(
                 [
-                    r.field,
+                    field_name(r.field),
                     f"{_passes(e.passes)} (superseded)",
                     str(e.units),
                     _num(e.observed),
@@ -120,7 +124,7 @@ def _before_after_rows(results: list[FieldAgreement]) -> list[list[str]]:
             )
             rows.append(
                 [
-                    r.field,
+                    field_name(r.field),
                     _passes(r.passes),
                     str(r.units),
                     _num(r.observed),
@@ -134,23 +138,28 @@ def _before_after_rows(results: list[FieldAgreement]) -> list[list[str]]:
 BEFORE_AFTER_HEADER = ["Field", "Pass", "Units", "Observed", "Cohen's κ", "Krippendorff's α"]
 
 
-def render_markdown(results: list[FieldAgreement], heading_level: int = 2) -> str:
+def render_markdown(
+    results: list[FieldAgreement], heading_level: int = 2, field_name=str, empty: str | None = None
+) -> str:
+    """Markdown of the agreement figures; ``field_name`` shows a field (default: its name),
+    ``empty`` says why there is nothing to show."""
     from masrl.render.site.escape import md_text
     from masrl.render.stats import markdown_table
 
     if not results:
-        return "No double-screened decisions or audits yet.\n"
+        return (empty or "No double-screened decisions or audits yet.") + "\n"
     h = "#" * heading_level
-    parts = [markdown_table(HEADER, agreement_rows(results), "lrrrrrrrr"), ""]
+    parts = [markdown_table(HEADER, agreement_rows(results, field_name), "lrrrrrrrr"), ""]
     passes = rereading_passes(results)
     if passes:
         parts += [f"{h} Re-read fields", ""]
-        parts += [f"- {_pass_line(p, md_text)}" for p in passes]
+        shown = None if field_name is str else field_name  # the CLI's names are escaped
+        parts += [f"- {_pass_line(p, md_text, shown)}" for p in passes]
         parts += [
             "",
             "Each re-read field's figures in the pass it superseded, then in the pass reported:",
             "",
-            markdown_table(BEFORE_AFTER_HEADER, _before_after_rows(results), "lrrrrr"),
+            markdown_table(BEFORE_AFTER_HEADER, _before_after_rows(results, field_name), "lrrrrr"),
             "",
         ]
     disagreements = [d for r in results for d in r.disagreements]
@@ -160,7 +169,7 @@ def render_markdown(results: list[FieldAgreement], heading_level: int = 2) -> st
     for d in disagreements:
         if not d.settled:
             parts.append(
-                f"- {_unit(d, '`')} {d.field}: "
+                f"- {_unit(d, '`')} {field_name(d.field)}: "
                 + "; ".join(f"{rater} `{value}`" for rater, value in d.values)
             )
     if any(d.settled for d in disagreements):
@@ -168,7 +177,7 @@ def render_markdown(results: list[FieldAgreement], heading_level: int = 2) -> st
         for d in disagreements:
             if d.settled:
                 parts.append(
-                    f"- {_unit(d, '`')} {d.field}: "
+                    f"- {_unit(d, '`')} {field_name(d.field)}: "
                     + "; ".join(f"{rater} `{value}`" for rater, value in d.values)
                     + _ruling_text(d, "`", md_text)
                 )

@@ -30,6 +30,7 @@ from masrl.render.site.browse import browse_pages
 from masrl.render.site.citation import ProjectAddresses, checked_site_url, project_addresses
 from masrl.render.site.citation_graph import citation_pages, graph_files
 from masrl.render.site.context import CHECKOUT_ROOT, SiteContext
+from masrl.render.site.corrections import correction_pages
 from masrl.render.site.downloads import download_files
 from masrl.render.site.entries import entry_pages
 from masrl.render.site.errors import SiteError
@@ -101,6 +102,7 @@ def generated_pages(ctx: SiteContext) -> dict[str, str]:
         table_pages,
         living_pages,
         citation_pages,
+        correction_pages,
     ):
         pages.update(part(ctx))
     trace_markdown, _ = trace_pages(ctx)

@@ -13,6 +13,7 @@ from masrl.render.site.context import (
     html_href,
     value_anchor,
 )
+from masrl.render.site.corrections import entry_corrections_markdown, link_see_corrections
 from masrl.render.site.escape import (
     external_link,
     front_matter_title,
@@ -123,12 +124,13 @@ def entries_index_pages(ctx: SiteContext) -> dict[str, str]:
     pages = {}
     for number, chunk in enumerate(chunks, 1):
         page = index_page(number)
+        start = (number - 1) * ENTRIES_PER_INDEX_PAGE
         pager = ""
         if len(chunks) > 1:
             links = [
                 f'<a href="{html_attr(html_href(page, index_page(n)))}"'
                 + (' aria-current="page"' if n == number else "")
-                + f">{html_text(c[0].key)} – {html_text(c[-1].key)}</a>"
+                + f">Page {n}: {html_text(c[0].key)} – {html_text(c[-1].key)}</a>"
                 for n, c in enumerate(chunks, 1)
             ]
             pager = (
@@ -149,7 +151,13 @@ def entries_index_pages(ctx: SiteContext) -> dict[str, str]:
                 "",
                 (
                     f"The {len(ordered)} retained entries in alphabetical order of their key, the name of their file "
-                    "in `corpus/` and of their page."
+                    "in `corpus/` and of their page"
+                    + (
+                        f": entries {start + 1}–{start + len(chunk)} of {len(ordered)}, on page {number} of "
+                        f"{len(chunks)}. The [interactive table](table.md) shows all {len(ordered)} on one page."
+                        if len(chunks) > 1
+                        else "."
+                    )
                 ),
                 "",
                 pager,
@@ -204,7 +212,14 @@ def entry_markdown(ctx: SiteContext, entry: Entry) -> str:
         "",
     ]
     if entry.notes and entry.notes.strip():
-        sections += ["## Curator notes", "", md_text(entry.notes), ""]
+        notes = md_text(entry.notes)
+        sections += [
+            "## Curator notes",
+            "",
+            link_see_corrections(notes) if entry.corrections else notes,
+            "",
+        ]
+    sections += entry_corrections_markdown(ctx, page, entry)
     sections += ["## BibTeX", "", code_block(ctx.bibtex[entry.key], "bibtex"), ""]
     sections += [lineage_markdown(ctx, entry), ""]
     sections += ["## Same reward × credit cell", "", _same_cell(ctx, page, entry), ""]

@@ -3,8 +3,9 @@ the reliability page (agreement between screeners) and the Atom feed of added re
 
 from __future__ import annotations
 
-from masrl.render.site.context import SiteContext, page_url
+from masrl.render.site.context import SiteContext, browse_page, page_url, relative_link
 from masrl.render.site.escape import md_text
+from masrl.render.site.reports import SCREENING_PAGE
 from masrl.screening.rounds import read_rounds
 
 WHATS_NEW_PAGE = "whats-new.md"
@@ -20,9 +21,14 @@ def living_files(ctx: SiteContext) -> dict[str, bytes]:
     from masrl.render.feed import FEED_FILE, atom_feed
     from masrl.render.flow import FLOW_FIGURE, flow_figure
     from masrl.render.site.context import entry_page
+    from masrl.render.site.corrections import CORRECTIONS_PAGE, round_anchor
 
     return {
-        FEED_FILE: atom_feed(ctx.corpus, lambda key: page_url(entry_page(key))),
+        FEED_FILE: atom_feed(
+            ctx.corpus,
+            lambda key: page_url(entry_page(key)),
+            lambda round_id: f"{page_url(CORRECTIONS_PAGE)}#{round_anchor(round_id)}",
+        ),
         FLOW_FIGURE: flow_figure(compute_flow(ctx.corpus)),
     }
 
@@ -143,16 +149,56 @@ def reliability_markdown(ctx: SiteContext) -> str:
     ]
     rounds = [r.id for r in read_rounds(project)[0]]
     by_round = agreement_by_round(project, rounds)
+    shown = _field_shown(ctx, RELIABILITY_PAGE)
     for round_id in reversed(rounds):
         results = by_round[round_id]
         parts += [f"## Round {md_text(round_id)}", ""]
         if any(r.units or r.rereads for r in results):
-            parts.append(render_markdown(results, heading_level=3))
+            parts.append(render_markdown(results, heading_level=3, field_name=shown))
         else:
             parts += [_no_readings(round_id), ""]
+    parts += ["## Spot checks", ""]
+    if audits:
+        parts += [
+            "Second-annotator audits in `screening/audits/`: "
+            + ", ".join(f"`{md_text(a.name)}`" for a in audits)
+            + "; their ratings join the figures of all rounds below.",
+            "",
+        ]
+    else:
+        parts += [
+            "No spot check is recorded yet: a spot check is a second annotator's audit of a "
+            "sample of records, a CSV in the survey's spot-check layout in `screening/audits/` "
+            "(`masrl agreement --audit FILE` reads one). Until one is added, agreement rests on "
+            "the independent readings of each round above.",
+            "",
+        ]
     parts += [
         "## All rounds and audits",
         "",
-        render_markdown(project_agreement(project, [Path(a) for a in audits]), heading_level=3),
+        render_markdown(
+            project_agreement(project, [Path(a) for a in audits]),
+            heading_level=3,
+            field_name=shown,
+            empty=(
+                "No record has been read by two screeners and no audit is recorded, so there is "
+                "no agreement to report yet."
+            ),
+        ),
     ]
     return "\n".join(parts).rstrip() + "\n"
+
+
+def _field_shown(ctx: SiteContext, page: str):
+    """A field of the agreement tables as its label, linking to its list (the decision: the
+    screening log)."""
+
+    def shown(name: str) -> str:
+        if name in ctx.browse_fields:
+            target = relative_link(page, browse_page(name))
+            return f"[{md_text(ctx.field_label(name))}]({target})"
+        if name == "decision":
+            return f"[Screening decision]({relative_link(page, SCREENING_PAGE)})"
+        return md_text(name)
+
+    return shown

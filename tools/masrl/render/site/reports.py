@@ -378,6 +378,7 @@ def claims_markdown(ctx: SiteContext) -> str:
         parts += [f"{_status_badge(r.holds, r.id in changed)} {md_text(r.claim.statement)}", ""]
         facts = [
             f"- Query: <code>{md_text(r.claim.query.text)}</code>",
+            *([f"- Terms: {terms}"] if (terms := _query_terms(ctx, page, r.claim.query)) else []),
             f"- Expected: {md_text(format_value(r.claim.expect))}; live: {md_text(live_text(r))}",
         ]
         facts += [
@@ -391,6 +392,34 @@ def claims_markdown(ctx: SiteContext) -> str:
         facts += [f"- Boundary: {md_text(r.claim.boundary)}"]
         parts += facts + [""]
     return "\n".join(parts)
+
+
+def _field_link(ctx: SiteContext, page: str, name: str) -> str:
+    """A field as its label, linking to its browse page (the list of its values and entries)."""
+    label = md_text(ctx.field_label(name))
+    if name in ctx.browse_fields:
+        return f'<a href="{html_attr(html_href(page, browse_page(name)))}">{label}</a>'
+    return label
+
+
+def _query_terms(ctx: SiteContext, page: str, query) -> str:
+    """The fields and values a claim's query names, as labels linking to their lists (the
+    query itself shows the ledger's keys)."""
+    terms = []
+    for condition in (*query.where, *(query.of_which or ())):
+        name, allowed = condition.field, condition.allowed
+        if isinstance(allowed, str):
+            values = "any value" if allowed == "*" else md_text(NOT_APPLICABLE)
+        else:
+            known = ctx.taxonomy[ctx.fields[name].axis].by_id if name in ctx.fields else {}
+            values = " ".join(
+                ctx.chip(page, name, v) if v in known else f"<code>{md_text(v)}</code>"
+                for v in allowed
+            )
+        terms.append(f"{_field_link(ctx, page, name)} {values}")
+    if query.field_name:
+        terms.append(f"counted by {_field_link(ctx, page, query.field_name)}")
+    return "; ".join(terms)
 
 
 def _changed_admonition(ctx: SiteContext, page: str, report) -> list[str]:
