@@ -41,7 +41,7 @@ from masrl.imports.arxiv import (
 )
 from masrl.model import yamlio
 from masrl.model.project import Project
-from masrl.model.records import ENTRY_SCHEMA_LINE, PLACEHOLDER, entry_specs
+from masrl.model.records import ARTIFACT_LINKS, ENTRY_SCHEMA_LINE, PLACEHOLDER, entry_specs
 from masrl.model.taxonomy import load_taxonomy
 
 runner = CliRunner()
@@ -96,7 +96,7 @@ def test_add_writes_the_facts_and_a_placeholder_for_every_tag(mini_project, fake
     assert list(data) == [
         s.name
         for s in entry_specs(load_taxonomy())
-        if s.name not in ("corrections", "screened_by", "code")
+        if s.name not in ("corrections", "screened_by", *ARTIFACT_LINKS)
     ]
     assert (data["added"], data["round"]) == (PLACEHOLDER, PLACEHOLDER)
     assert data["title"] == "ShapleyRoute: Credit-Aware Message Routing for LLM Agent Teams"
