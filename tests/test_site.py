@@ -548,6 +548,20 @@ def test_entry_page_carries_citation_tags_matching_its_yaml(real_site, corpus):
     assert any(h and h.endswith("/edit/main/corpus/halo.yaml") for h in hrefs)
 
 
+def test_the_data_page_lists_the_releases_with_a_citation_per_version(real_site):
+    import html as html_module
+
+    from masrl.render.release import list_releases
+
+    markup = (real_site.folder / "data" / "index.html").read_text(encoding="utf-8")
+    page = html_module.unescape(re.sub(r"<[^>]+>", "", markup))  # the text, highlighting removed
+    for release in list_releases(Project(REPO_ROOT)):
+        assert f"Release {release.version}" in page
+        assert f"@misc{{masrl{release.version.replace('.', '_')}," in page
+        assert f"version = {{{release.version}}}" in page
+    assert "re-tagged" in page
+
+
 def test_every_page_has_its_own_description_and_the_sitemap_lists_every_page(real_site):
     descriptions = {}
     for path in html_pages(real_site):

@@ -816,3 +816,29 @@ def test_tables_break_lines_between_words_never_inside_one(browser, sample_site)
     finally:
         session.close()
     assert broken == {}
+
+
+def test_has_code_filters_the_table_and_code_shows_as_a_badge(watched, sample_site):
+    import json
+
+    data = json.loads((sample_site.folder / "data" / "entries.json").read_text(encoding="utf-8"))
+    with_code = {e["key"] for e in data["entries"] if "code" in e["links"]}
+    assert "halo" in with_code and len(with_code) < len(data["entries"])
+
+    page = watched.goto("table/?code=1")
+    table_ready(page)
+    assert page.locator("#masrl-filter-code").is_checked()
+    assert shown_keys(page) == with_code
+    badges = page.locator("#masrl-table-body a.masrl-badge--code")
+    assert badges.count() == len(with_code)
+    page.locator("#masrl-filter-code").uncheck()
+    page.wait_for_function("!location.search.includes('code=1')")
+    assert len(shown_keys(page)) == len(data["entries"])
+    page.locator("#masrl-filter-code").check()  # the box writes the address back
+    page.wait_for_function("location.search.includes('code=1')")
+    assert shown_keys(page) == with_code
+
+    entry = watched.goto("entries/halo/")
+    badge = entry.locator(".masrl-actions a.masrl-badge--code")
+    assert badge.inner_text() == "Code available"
+    assert badge.get_attribute("href") == "https://github.com/23japhone/HALO"

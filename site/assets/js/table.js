@@ -44,7 +44,7 @@
   /* ---------------------------------------------------------------- state <-> URL */
 
   function emptyState() {
-    return { text: "", from: null, to: null, axes: {}, sort: { key: DEFAULT_SORT.key, descending: DEFAULT_SORT.descending } };
+    return { text: "", from: null, to: null, code: false, axes: {}, sort: { key: DEFAULT_SORT.key, descending: DEFAULT_SORT.descending } };
   }
 
   function parseYear(value) {
@@ -59,6 +59,7 @@
     state.text = (params.get("text") || "").trim();
     state.from = parseYear(params.get("from"));
     state.to = parseYear(params.get("to"));
+    state.code = params.get("code") === "1";
     data.axes.forEach(function (axis) {
       var known = axis.values.map(function (v) { return v.id; }).concat([NOT_APPLICABLE]);
       var chosen = params.getAll(axis.field).filter(function (v) { return known.indexOf(v) !== -1; });
@@ -81,6 +82,7 @@
     if (state.from !== null) params.set("from", String(state.from));
     if (state.to !== null) params.set("to", String(state.to));
     if (state.text) params.set("text", state.text);
+    if (state.code) params.set("code", "1");
     var isDefaultSort = state.sort.key === DEFAULT_SORT.key && state.sort.descending === DEFAULT_SORT.descending;
     if (!isDefaultSort) params.set("sort", (state.sort.descending ? "-" : "") + state.sort.key);
     var query = params.toString();
@@ -96,6 +98,7 @@
   function matches(entry, state, skipAxis) {
     if (state.from !== null && entry.year < state.from) return false;
     if (state.to !== null && entry.year > state.to) return false;
+    if (state.code && !hasCode(entry)) return false;
     for (var field in state.axes) {
       if (field === skipAxis) continue;
       var chosen = state.axes[field];
@@ -111,6 +114,11 @@
       return words.every(function (word) { return haystack.indexOf(word) !== -1; });
     }
     return true;
+  }
+
+  function hasCode(entry) {
+    var url = (entry.links || {}).code;
+    return !!url && /^https?:\/\//i.test(url);
   }
 
   var sortValue = {
@@ -208,14 +216,16 @@
     return row;
   }
 
-  var LINK_LABELS = [["arxiv", "arXiv"], ["pdf", "PDF"], ["doi", "DOI"], ["openreview", "OpenReview"], ["code", "Code"]];
+  var LINK_LABELS = [["arxiv", "arXiv"], ["pdf", "PDF"], ["doi", "DOI"], ["openreview", "OpenReview"], ["code", "Code"],
+    ["project_page", "Project"], ["data", "Data"], ["weights", "Weights"]];
 
   function linksOut(entry) {
     var span = el("span", "masrl-links");
     LINK_LABELS.forEach(function (pair) {
       var url = (entry.links || {})[pair[0]];
       if (!url || !/^https?:\/\//i.test(url)) return;
-      var a = el("a", "masrl-out masrl-out--" + pair[0], pair[1]);
+      // Code is a badge: the reader scanning the table for released code sees it at once.
+      var a = el("a", "masrl-out masrl-out--" + pair[0] + (pair[0] === "code" ? " masrl-badge masrl-badge--code" : ""), pair[1]);
       a.href = url;
       a.rel = "noopener";
       span.appendChild(a);
@@ -313,6 +323,8 @@
     app.querySelector("#masrl-filter-text").value = state.text;
     app.querySelector("#masrl-year-min").value = state.from === null ? "" : String(state.from);
     app.querySelector("#masrl-year-max").value = state.to === null ? "" : String(state.to);
+    var codeBox = app.querySelector("#masrl-filter-code");
+    if (codeBox) codeBox.checked = state.code;
     app.querySelectorAll("input[type=checkbox][data-axis]").forEach(function (box) {
       box.checked = (state.axes[box.dataset.axis] || []).indexOf(box.value) !== -1;
     });
@@ -326,6 +338,8 @@
     state.text = app.querySelector("#masrl-filter-text").value.trim();
     state.from = parseYear(app.querySelector("#masrl-year-min").value);
     state.to = parseYear(app.querySelector("#masrl-year-max").value);
+    var codeBox = app.querySelector("#masrl-filter-code");
+    state.code = !!codeBox && codeBox.checked;
     state.axes = {};
     app.querySelectorAll("input[type=checkbox][data-axis]:checked").forEach(function (box) {
       (state.axes[box.dataset.axis] = state.axes[box.dataset.axis] || []).push(box.value);

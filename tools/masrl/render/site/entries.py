@@ -22,7 +22,7 @@ from masrl.render.site.escape import (
     md_text,
     one_line,
 )
-from masrl.render.site.links import LABELS, entry_links, links_html
+from masrl.render.site.links import LABELS, code_badge, entry_links, links_html
 from masrl.render.site.markdown import code_block
 from masrl.render.site.navigation import nav_file
 from masrl.render.site.reports import table_filter_url
@@ -286,9 +286,12 @@ def citation_meta(ctx: SiteContext, entry: Entry) -> list[list[str]]:
 
 def _action_links(ctx: SiteContext, entry: Entry) -> str:
     """Links out (paper, PDF, code), copy-the-BibTeX, and edit-this-entry, as one row of buttons."""
-    parts = [
+    links = entry_links(entry)
+    parts = [code_badge(links)] if "code" in links else []
+    parts += [
         f'<a class="md-button masrl-out masrl-out--{kind}" href="{html_attr(url)}" rel="noopener">{html_text(LABELS[kind])}</a>'
-        for kind, url in entry_links(entry).items()
+        for kind, url in links.items()
+        if kind != "code"  # the badge is the code link
     ]
     parts.append(
         '<button type="button" class="md-button masrl-copy-bib" data-copy-target=".language-bibtex code">'

@@ -55,3 +55,11 @@ def links_html(entry: Entry) -> str:
         for kind, url in entry_links(entry).items()
     ]
     return f'<span class="masrl-links">{" ".join(items)}</span>' if items else ""
+
+
+def code_badge(links: dict[str, str]) -> str:
+    """The badge an entry with released code carries (raw HTML), linking to the code."""
+    return (
+        f'<a class="masrl-badge masrl-badge--code" href="{html_attr(links["code"])}" rel="noopener" '
+        'title="The authors released code">Code available</a>'
+    )

@@ -7,6 +7,7 @@ keyboard or a screen reader, and the browser tests all drive the same elements:
 - ``#masrl-filter-text``: free text over title, authors, key, tags, venue and summary;
 - ``button[data-export=bibtex|csv]``: download the rows shown, as the CLI's exporters write them;
 - ``#masrl-year-min`` / ``#masrl-year-max``: an inclusive year range;
+- ``#masrl-filter-code``: only entries with a code link (``?code=1``);
 - ``input[type=checkbox][data-axis=FIELD][value=VALUE]``: one per taxonomy value (``-`` stands
   for "not applicable"); values of one axis are OR-ed, axes are AND-ed;
 - ``th[data-sort-key=COLUMN] button``: sorting, with ``aria-sort`` on the header cell.
@@ -92,6 +93,7 @@ def table_markdown(ctx: SiteContext) -> str:
 <input type="number" id="masrl-year-min" name="year-min" data-filter="year-min" min="{years[0]}" max="{years[-1]}" placeholder="{years[0]}"></div>
 <div class="masrl-field masrl-field--year"><label for="masrl-year-max">to</label>
 <input type="number" id="masrl-year-max" name="year-max" data-filter="year-max" min="{years[0]}" max="{years[-1]}" placeholder="{years[-1]}"></div>
+<div class="masrl-field masrl-field--code"><label for="masrl-filter-code"><input type="checkbox" id="masrl-filter-code" name="code" data-filter="code"> Has code</label></div>
 <div class="masrl-field masrl-field--reset"><button type="reset" id="masrl-reset" class="md-button">Clear filters</button></div>
 </div>
 <div class="masrl-axis-filters">
