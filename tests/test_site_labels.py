@@ -26,6 +26,12 @@ def test_reliability_shows_each_round_per_field_by_label_and_says_why_spot_check
     assert "| [Credit&#45;bearing unit](browse/credit_units.md) | " in latest
     assert "| [Screening decision](screening.md) | " in latest
     assert "| credit_units |" not in page  # no bare key
+    # readers' values as the chips of their labels, linking to their lists
+    assert (
+        'reader A <a class="masrl-chip masrl-chip--credit_mechanism" href="../browse/credit_mechanism/#'
+        in page
+    )
+    assert "<code>NA</code>" not in page and "`credit_units`" not in page
     spot = next(part for part in rounds if part.startswith("Spot checks"))
     assert "No spot check is recorded yet" in spot and "screening/audits/" in spot
 

@@ -16,12 +16,13 @@ def _num(value: float | None) -> str:
     return "n/a" if value is None else f"{value:.3f}"
 
 
-def _ruling_text(d: Disagreement, code: str = "", escape=str) -> str:
+def _ruling_text(d: Disagreement, code: str = "", escape=str, value=None) -> str:
     """' -> ruled X by Y: reason', and where the corpus still says otherwise; ``escape`` makes the
-    reason (free text) safe for Markdown."""
+    reason (free text) safe for Markdown; ``value`` shows a value of the field."""
     if not d.settled:
         return ""
-    text = f" -> ruled {code}{d.ruling}{code} by {d.ruled_by} ({d.ruled_at})"
+    ruling = value(d.field, d.ruling) if value else f"{code}{d.ruling}{code}"
+    text = f" -> ruled {ruling} by {d.ruled_by} ({d.ruled_at})"
     if d.ruling_note:
         text += f": {escape(d.ruling_note)}"
     if d.pending_in_corpus:
@@ -138,11 +139,20 @@ def _before_after_rows(results: list[FieldAgreement], field_name=str) -> list[li
 BEFORE_AFTER_HEADER = ["Field", "Pass", "Units", "Observed", "Cohen's κ", "Krippendorff's α"]
 
 
+def _code_value(field: str, value: str) -> str:
+    return f"`{value}`"
+
+
 def render_markdown(
-    results: list[FieldAgreement], heading_level: int = 2, field_name=str, empty: str | None = None
+    results: list[FieldAgreement],
+    heading_level: int = 2,
+    field_name=str,
+    empty: str | None = None,
+    value_shown=_code_value,
 ) -> str:
     """Markdown of the agreement figures; ``field_name`` shows a field (default: its name),
-    ``empty`` says why there is nothing to show."""
+    ``value_shown`` a reader's value of a field (default: in code), ``empty`` says why there is
+    nothing to show."""
     from masrl.render.site.escape import md_text
     from masrl.render.stats import markdown_table
 
@@ -170,7 +180,7 @@ def render_markdown(
         if not d.settled:
             parts.append(
                 f"- {_unit(d, '`')} {field_name(d.field)}: "
-                + "; ".join(f"{rater} `{value}`" for rater, value in d.values)
+                + "; ".join(f"{rater} {value_shown(d.field, value)}" for rater, value in d.values)
             )
     if any(d.settled for d in disagreements):
         parts += ["", f"{h} Adjudicated", ""]
@@ -178,8 +188,10 @@ def render_markdown(
             if d.settled:
                 parts.append(
                     f"- {_unit(d, '`')} {field_name(d.field)}: "
-                    + "; ".join(f"{rater} `{value}`" for rater, value in d.values)
-                    + _ruling_text(d, "`", md_text)
+                    + "; ".join(
+                        f"{rater} {value_shown(d.field, value)}" for rater, value in d.values
+                    )
+                    + _ruling_text(d, "`", md_text, value_shown)
                 )
     return "\n".join(parts).rstrip() + "\n"
 

@@ -150,11 +150,14 @@ def reliability_markdown(ctx: SiteContext) -> str:
     rounds = [r.id for r in read_rounds(project)[0]]
     by_round = agreement_by_round(project, rounds)
     shown = _field_shown(ctx, RELIABILITY_PAGE)
+    value = _value_shown(ctx, RELIABILITY_PAGE)
     for round_id in reversed(rounds):
         results = by_round[round_id]
         parts += [f"## Round {md_text(round_id)}", ""]
         if any(r.units or r.rereads for r in results):
-            parts.append(render_markdown(results, heading_level=3, field_name=shown))
+            parts.append(
+                render_markdown(results, heading_level=3, field_name=shown, value_shown=value)
+            )
         else:
             parts += [_no_readings(round_id), ""]
     parts += ["## Spot checks", ""]
@@ -180,6 +183,7 @@ def reliability_markdown(ctx: SiteContext) -> str:
             project_agreement(project, [Path(a) for a in audits]),
             heading_level=3,
             field_name=shown,
+            value_shown=value,
             empty=(
                 "No record has been read by two screeners and no audit is recorded, so there is "
                 "no agreement to report yet."
@@ -200,5 +204,22 @@ def _field_shown(ctx: SiteContext, page: str):
         if name == "decision":
             return f"[Screening decision]({relative_link(page, SCREENING_PAGE)})"
         return md_text(name)
+
+    return shown
+
+
+def _value_shown(ctx: SiteContext, page: str):
+    """A reader's value of a field as the chips of its labels, each linking to its list (a value
+    outside the taxonomy, e.g. a decision, as code); "a, b" is a multi-valued reading."""
+
+    def shown(name: str, value: str) -> str:
+        axis = ctx.fields[name].axis if name in ctx.fields else None
+        known = ctx.taxonomy[axis].by_id if axis else {}
+        if str(value).strip() in ("", "NA", "-", "[]"):  # how readings write an empty field
+            return '<span class="masrl-na">not applicable</span>'
+        parts = [v.strip() for v in str(value).split(",")]
+        if not parts or not all(v in known for v in parts):
+            return f"<code>{md_text(value)}</code>"
+        return " ".join(ctx.chip(page, name, v) for v in parts)
 
     return shown
