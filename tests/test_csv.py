@@ -191,3 +191,32 @@ def test_bad_header_and_bad_rows_write_nothing(tmp_path):
 def test_library_export_matches_cli():
     corpus = load_corpus(Project(REPO_ROOT))
     assert export_csv(corpus, "papers") == export(REPO_ROOT, "papers")
+
+
+def test_masrl_layout_has_every_model_field_under_its_name_and_lists_as_json():
+    """masrl's own layout: one column per field of the entry model (read from the model, not a
+    list kept here), the derived reward_families right after reward_types; list cells are JSON."""
+    import json
+
+    from masrl.derive.stats import entry_values
+    from masrl.exports.csv import masrl_header
+
+    corpus = load_corpus(Project(REPO_ROOT))
+    model_fields = list(type(corpus.entries[0]).model_fields)
+    text = export(REPO_ROOT, "masrl")
+    header = next(csv.reader(io.StringIO(text)))
+    assert tuple(header) == masrl_header(corpus.taxonomy)
+    assert [name for name in header if name != "reward_families"] == model_fields
+    assert header.index("reward_families") == header.index("reward_types") + 1
+    assert {"sub_decisions", "code", "project_page", "data", "weights"} <= set(header)
+    rows = {row["key"]: row for row in csv.DictReader(io.StringIO(text))}
+    assert len(rows) == REAL_ENTRIES
+    for entry in corpus.entries:
+        row = rows[entry.key]
+        assert json.loads(row["credit_units"]) == list(entry.credit_units)
+        assert json.loads(row["sub_decisions"]) == list(entry.sub_decisions)
+        assert json.loads(row["authors"]) == list(entry.authors)
+        assert json.loads(row["reward_families"]) == list(
+            entry_values(entry, "reward_families", corpus.taxonomy)
+        )
+        assert json.loads(row["code"]) == [dict(link) for link in entry.code]

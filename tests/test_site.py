@@ -600,6 +600,17 @@ def test_table_data_ships_the_exporters_output_per_entry(real_site, corpus):
     assert data["csv_header"] + "".join(r["csv"] for r in rows) == export_csv(
         _Selection(corpus, chosen), "papers"
     )
+    from masrl.exports.csv import masrl_csv
+    from masrl.exports.json import entries_document_text
+    from masrl.exports.ris import export_ris
+
+    assert data["masrl_csv_header"] + "".join(r["masrl_csv"] for r in rows) == masrl_csv(
+        chosen, corpus.taxonomy
+    )
+    assert "\n".join(r["ris"] for r in rows) == export_ris(sorted(chosen, key=lambda e: e.key))
+    document = json.loads(data["json_head"] + "\n" + ",\n".join(r["json"] for r in rows) + "\n]}")
+    assert document == json.loads(entries_document_text([r["json"] for r in rows]))
+    assert [r["key"] for r in document["entries"]] == [r["key"] for r in rows]
     halo = next(e for e in data["entries"] if e["key"] == "halo")
     assert set(halo["links"]) == {"arxiv", "pdf", "code"}
     assert "reward_families" in data["columns"]
@@ -684,6 +695,15 @@ def test_downloads_are_the_exports(real_site, corpus):
     )
     assert (real_site.folder / "data" / "corpus.json").read_text(encoding="utf-8") == export_json(
         corpus
+    )
+    from masrl.exports.csv import export_csv
+    from masrl.exports.ris import export_ris
+
+    assert (real_site.folder / "data" / "masrl.csv").read_text(encoding="utf-8") == export_csv(
+        corpus, "masrl"
+    )
+    assert (real_site.folder / "masrl.ris").read_text(encoding="utf-8") == export_ris(
+        sorted(corpus.entries, key=lambda e: e.key)
     )
 
 

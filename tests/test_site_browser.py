@@ -20,7 +20,7 @@ import os
 import re
 from contextlib import contextmanager
 from pathlib import Path
-from urllib.parse import parse_qsl, urljoin, urlsplit
+from urllib.parse import parse_qsl, quote, urljoin, urlsplit
 from xml.etree import ElementTree
 
 import pytest
@@ -303,6 +303,48 @@ def test_search_loads_its_index_only_when_opened_by_its_key_and_finds_the_puppet
     assert len(index_requests) == 1
 
 
+# The pages of the search results, in their order (material lists one item per page).
+RESULT_PAGES = """() => Array.from(
+  document.querySelectorAll('.md-search-result__list > .md-search-result__item > a.md-search-result__link'),
+  a => new URL(a.href).pathname)"""
+
+
+@pytest.mark.parametrize("term", ["when to stop", "O5", "credit"])
+def test_a_taxonomy_term_brings_its_definition_then_the_entries_tagged_with_it(
+    watched, sample_site, term
+):
+    """Search ranks tags above titles above text: a taxonomy term's first result is the taxonomy
+    page (where it is defined), then come the entry pages tagged with it, before any page that
+    only mentions it."""
+    import json
+
+    index = json.loads((sample_site.folder / "search" / "search_index.json").read_text("utf-8"))
+    words = term.lower().split()
+    tagged = {
+        "/" + doc["location"].split("#")[0]
+        for doc in index["docs"]
+        if doc["location"].startswith("entries/")
+        and any(
+            all(w in tag.lower().split() for w in words if w != "to") for tag in doc.get("tags", [])
+        )
+    }
+    assert len(tagged) > 2, term
+    page = watched.goto("")
+    page.keyboard.press("/")
+    page.keyboard.type(term)
+    page.wait_for_function(
+        "document.querySelectorAll('.md-search-result__list > .md-search-result__item').length >= 5"
+    )
+    page.wait_for_timeout(300)  # the last keystroke's query has replaced the earlier ones
+    pages = [
+        p.removeprefix(urlsplit(sample_site.url).path.rstrip("/"))
+        for p in page.evaluate(RESULT_PAGES)
+    ]
+    assert pages[0] == "/taxonomy/", (term, pages)
+    following = pages[1 : 1 + min(len(tagged), len(pages) - 1)]
+    assert following and set(following) <= tagged, (term, following)
+
+
 def test_choosing_message_credit_leaves_the_message_level_entries_and_survives_reload(
     watched, sample_site
 ):
@@ -374,6 +416,78 @@ def test_table_combines_axes_years_text_and_sorting_from_the_keyboard(watched, s
     assert shown_keys(page) == {
         e["key"] for e in data["entries"] if e["tags"]["category"] == ["survey"]
     }
+
+
+# Where the table's header cell and title column stand against its scrolling box, and whether they
+# are what a reader sees there (not covered by the rows or by material's header).
+STICKY_GEOMETRY = """() => {
+  const box = document.querySelector('.masrl-table-scroll').getBoundingClientRect();
+  const th = document.querySelector('#masrl-table thead th.masrl-col-title');
+  const head = th.getBoundingClientRect();
+  const rows = document.querySelectorAll('#masrl-table-body tr[data-key]');
+  const cell = rows[rows.length - 1].querySelector('.masrl-col-title').getBoundingClientRect();
+  const seen = (el, r) => el.contains(document.elementFromPoint(r.left + 4, r.top + r.height / 2));
+  return {boxTop: box.top, boxLeft: box.left, headTop: head.top, headLeft: head.left,
+          headSeen: seen(th, head), cellLeft: cell.left, viewport: innerHeight};
+}"""
+
+
+def test_the_table_scrolls_in_its_box_with_header_and_title_column_in_view(watched):
+    """At 1280 px the page does not scroll sideways: the table scrolls inside its own box, and
+    after scrolling down and sideways in it the header row and the title column stay in view."""
+    page = watched.goto("table/")
+    table_ready(page)
+    assert page.evaluate(OVERFLOW) == 0
+    box = page.locator(".masrl-table-scroll")
+    widths = box.evaluate("b => [b.clientWidth, b.scrollWidth, b.closest('article').clientWidth]")
+    assert widths[0] <= widths[2]
+    page.evaluate(
+        "() => scrollTo(0, document.querySelector('.masrl-table-scroll')"
+        ".getBoundingClientRect().top + scrollY - 100)"
+    )
+    rect = box.bounding_box()
+    page.mouse.move(rect["x"] + rect["width"] / 2, rect["y"] + rect["height"] / 2)
+    page.mouse.wheel(0, 3000)
+    page.wait_for_function("document.querySelector('.masrl-table-scroll').scrollTop > 0")
+    if widths[1] > widths[0]:  # wider than its box: scroll it sideways too
+        page.mouse.wheel(400, 0)
+        page.wait_for_function("document.querySelector('.masrl-table-scroll').scrollLeft > 0")
+    geometry = page.evaluate(STICKY_GEOMETRY)
+    assert abs(geometry["headTop"] - geometry["boxTop"]) <= 2, geometry
+    assert 0 <= geometry["headTop"] < geometry["viewport"] and geometry["headSeen"], geometry
+    assert abs(geometry["cellLeft"] - geometry["boxLeft"]) <= 2, geometry
+    assert page.evaluate(OVERFLOW) == 0
+
+
+def test_on_a_phone_each_row_is_a_card_with_its_tags(watched, sample_site):
+    """At 390 px: no sideways scroll; each row is a card showing title, year, and the chips of
+    reward families, credit units and sub-decisions, each under its heading."""
+    import json
+
+    data = json.loads((sample_site.folder / "data" / "entries.json").read_text(encoding="utf-8"))
+    watched.page.set_viewport_size(PHONE)
+    page = watched.goto("table/")
+    table_ready(page)
+    assert page.evaluate(OVERFLOW) == 0
+    entry = next(
+        e
+        for e in data["entries"]
+        if all(e["tags"][f] for f in ("reward_families", "credit_units", "sub_decisions"))
+    )
+    row = page.locator(f'#masrl-table-body tr[data-key="{entry["key"]}"]')
+    row.scroll_into_view_if_needed()
+    assert row.evaluate("r => getComputedStyle(r).display") == "block"
+    assert row.locator(".masrl-title").is_visible() and row.locator(".masrl-col-year").is_visible()
+    assert not row.locator(".masrl-col-venue").is_visible()
+    for field in ("reward_families", "credit_units", "sub_decisions"):
+        chips = row.locator(f".masrl-col--{field} a.masrl-chip")
+        assert chips.count() == len(entry["tags"][field]) and chips.first.is_visible(), field
+        box = chips.last.bounding_box()
+        assert box["x"] >= 0 and box["x"] + box["width"] <= PHONE["width"], field
+    headings = row.locator(".masrl-card-tag").evaluate_all(
+        "cells => cells.map(c => getComputedStyle(c, '::before').content)"
+    )
+    assert len(headings) == 3 and all(h.strip('"') for h in headings)
 
 
 def test_instant_loading_reinitialises_the_table(watched, sample_site):
@@ -486,24 +600,55 @@ def test_a_filtered_table_row_leads_to_the_arxiv_abstract(watched):
     watched.off_site.remove(request.value.url)  # the one request we caused on purpose
 
 
-def test_the_filtered_view_exports_exactly_its_entries_as_bibtex_and_csv(watched):
+def shown_order(page) -> list[str]:
+    return page.locator("#masrl-table-body tr[data-key]").evaluate_all(
+        "rows => rows.map(r => r.dataset.key)"
+    )
+
+
+def test_every_download_of_a_filtered_sorted_view_holds_its_rows_in_its_order(watched):
+    """BibTeX, RIS, both CSV layouts and JSON from a filtered view sorted by title, descending:
+    exactly the rows shown, in the order shown, each file readable by its own parser."""
     import csv
     import io
+    import json
 
     import bibtexparser
+    import rispy
 
-    page = watched.goto("table/?credit_units=message&credit_units=role")
+    page = watched.goto("table/?credit_units=message&credit_units=role&sort=-title")
     table_ready(page)
-    keys = shown_keys(page)
-    assert len(keys) > 2
-    with page.expect_download() as bib:
-        page.locator('button[data-export="bibtex"]').click()
-    library = bibtexparser.parse_string(Path(bib.value.path()).read_text(encoding="utf-8"))
-    assert {entry.key for entry in library.entries} == keys and not library.failed_blocks
-    with page.expect_download() as table:
-        page.locator('button[data-export="csv"]').click()
-    rows = list(csv.DictReader(io.StringIO(Path(table.value.path()).read_text(encoding="utf-8"))))
-    assert [row["key"] for row in rows] == sorted(keys)
+    order = shown_order(page)
+    assert len(order) > 2 and order != sorted(order)
+
+    def download(kind: str) -> str:
+        with page.expect_download() as file:
+            page.locator(f'button[data-export="{kind}"]').click()
+        return Path(file.value.path()).read_text(encoding="utf-8")
+
+    library = bibtexparser.parse_string(download("bibtex"))
+    assert [entry.key for entry in library.entries] == order and not library.failed_blocks
+    assert [record["id"] for record in rispy.loads(download("ris"))] == order
+    survey = list(csv.DictReader(io.StringIO(download("csv"))))
+    assert [row["key"] for row in survey] == order and "credit_granularity" in survey[0]
+    own = list(csv.DictReader(io.StringIO(download("masrl-csv"))))
+    assert [row["key"] for row in own] == order
+    assert "reward_families" in own[0] and "credit_units" in own[0]
+    document = json.loads(download("json"))
+    assert document["format"] == "masrl-entries"
+    assert [record["key"] for record in document["entries"]] == order
+    assert all("reward_families" in record for record in document["entries"])
+
+
+def test_the_text_filter_matches_arxiv_ids_authors_and_keys(watched, sample_site):
+    import json
+
+    data = json.loads((sample_site.folder / "data" / "entries.json").read_text(encoding="utf-8"))
+    entry = next(e for e in data["entries"] if e["arxiv_id"] and e["authors"])
+    for text in (entry["arxiv_id"], entry["key"], entry["authors"][-1]):
+        page = watched.goto(f"table/?text={quote(text)}")
+        table_ready(page)
+        assert entry["key"] in shown_keys(page), text
 
 
 def test_facet_counts_follow_the_other_filters_and_text_search_covers_tags(watched, sample_site):
@@ -842,3 +987,61 @@ def test_has_code_filters_the_table_and_code_shows_as_a_badge(watched, sample_si
     badge = entry.locator(".masrl-actions a.masrl-badge--code")
     assert badge.inner_text() == "Code available"
     assert badge.get_attribute("href") == "https://github.com/23japhone/HALO"
+
+
+def test_the_compare_view_from_a_permalink_and_from_ticked_rows(watched, sample_site):
+    """compare/?keys=a,b,c shows the three entries side by side, in that order, with their tags,
+    evidence lines and links; lines that differ are marked, lines that agree are not. Ticking
+    two rows in the table leads to the same view of those two."""
+    import json
+
+    data = json.loads((sample_site.folder / "data" / "entries.json").read_text(encoding="utf-8"))
+    with_evidence = [e for e in data["entries"] if e["evidence"] and e["tags"]["sub_decisions"]]
+    chosen = with_evidence[:3]
+    keys = [e["key"] for e in chosen]
+    page = watched.goto(f"compare/?keys={','.join(keys)}")
+    page.wait_for_selector("#masrl-compare-app[data-ready=true]")
+    heads = page.locator("#masrl-compare thead th[data-key]")
+    assert heads.evaluate_all("ths => ths.map(th => th.dataset.key)") == keys
+    lines = {
+        row.locator("th").first.evaluate("th => th.firstChild.textContent"): row
+        for row in page.locator("#masrl-compare tbody tr").all()
+    }
+    label = {axis["field"]: axis["label"] for axis in data["axes"]}
+    sub_decisions = lines[label["sub_decisions"]]
+    for column, entry in enumerate(chosen):
+        cell = sub_decisions.locator("td").nth(column)
+        assert cell.locator("a.masrl-chip").all_inner_texts() == entry["tags"]["sub_decisions"]
+    for sub_decision in {s for e in chosen for s in e["evidence"]}:
+        texts = lines[f"Evidence {sub_decision}"].locator("td").all_inner_texts()
+        assert [t.strip() for t in texts] == [e["evidence"].get(sub_decision, "—") for e in chosen]
+    for label, line in lines.items():
+        values = line.locator("td").evaluate_all("tds => tds.map(td => td.textContent)")
+        differs = "masrl-differs" in line.get_attribute("class")
+        assert differs == (len(set(values)) > 1), label
+        assert (line.locator(".masrl-differs__note").count() == 1) == differs, label
+    # a tag not every entry holds is marked; a tag they all hold is not
+    for line in lines.values():
+        chips = line.locator("td").evaluate_all(
+            "tds => tds.map(td => Array.from(td.querySelectorAll('a.masrl-chip'),"
+            " a => [a.textContent, a.classList.contains('masrl-chip--differs')]))"
+        )
+        for cell in chips:
+            for text, marked in cell:
+                assert marked != all(text in [t for t, _ in other] for other in chips), text
+    # from the table: tick two rows, follow the link
+    page = watched.goto("table/")
+    table_ready(page)
+    for key in keys[:2]:
+        page.locator(f'#masrl-table-body tr[data-key="{key}"] input[data-compare]').check()
+    link = page.locator("#masrl-compare-link")
+    assert link.get_attribute("aria-disabled") is None
+    link.click()
+    page.wait_for_url(re.compile(r"/compare/\?keys="))
+    page.wait_for_selector("#masrl-compare-app[data-ready=true]")
+    assert (
+        page.locator("#masrl-compare thead th[data-key]").evaluate_all(
+            "ths => ths.map(th => th.dataset.key)"
+        )
+        == keys[:2]
+    )

@@ -198,7 +198,10 @@
     row.appendChild(el("td", "masrl-col-author", entry.first_author));
     // The tag columns come from the axis registry, shipped in entries.json.
     context.data.columns.forEach(function (field) {
-      var cell = el("td", "masrl-col-tags");
+      var cell = el("td", "masrl-col-tags masrl-col--" + field);
+      // On a phone a row is a card: these cells stay, each named by its column's heading.
+      if (context.cardFields.indexOf(field) !== -1) cell.classList.add("masrl-card-tag");
+      cell.dataset.label = context.headings[field] || field;
       var values = entry.tags[field] || [];
       if (!values.length) cell.appendChild(el("span", "masrl-na", "—"));
       values.forEach(function (value) {
@@ -256,6 +259,9 @@
     updateHeaders(context);
     updateAxisSummaries(context);
     updateFacetCounts(context);
+    // Other modules (table-export.js, compare.js) work on the rows shown, in their order.
+    context.app.masrlView = { shown: shown, data: context.data, root: context.root };
+    context.app.dispatchEvent(new CustomEvent("masrl:rendered", { detail: context.app.masrlView }));
   }
 
   // Each box counts the entries that hold its value among those the other filters leave.
@@ -277,29 +283,6 @@
       if (badge) badge.textContent = String(n);
       if (label) label.classList.toggle("masrl-check--none", n === 0 && !box.checked);
     });
-  }
-
-  /* ---------------------------------------------------------------- export */
-
-  function byKey(a, b) { return compare(a.key, b.key); }
-
-  // The exporters' own per-entry output (shipped in entries.json), joined as `masrl export`
-  // joins it: BibTeX blocks separated by a blank line, CSV rows under the header, in key order.
-  function exportText(context, kind) {
-    var entries = (context.shown || []).slice().sort(byKey);
-    if (kind === "bibtex") return entries.map(function (e) { return e.bibtex; }).join("\n");
-    return context.data.csv_header + entries.map(function (e) { return e.csv; }).join("");
-  }
-
-  function download(context, kind) {
-    var text = exportText(context, kind);
-    var type = kind === "bibtex" ? "application/x-bibtex" : "text/csv";
-    var link = document.createElement("a");
-    link.href = URL.createObjectURL(new Blob([text], { type: type + ";charset=utf-8" }));
-    link.download = kind === "bibtex" ? "masrl-selection.bib" : "masrl-selection.csv";
-    document.body.appendChild(link);
-    link.click();
-    setTimeout(function () { URL.revokeObjectURL(link.href); link.remove(); }, 0);
   }
 
   function updateHeaders(context) {
@@ -367,9 +350,6 @@
       writeState(context.state, context.data);
       render(context);
     });
-    app.querySelectorAll("button[data-export]").forEach(function (button) {
-      button.addEventListener("click", function () { download(context, button.dataset.export); });
-    });
     app.querySelectorAll("th[data-sort-key] button").forEach(function (button) {
       button.addEventListener("click", function () {
         var key = button.closest("th").dataset.sortKey;
@@ -389,7 +369,8 @@
     });
     data.entries.forEach(function (entry) {
       if (!entry._haystack) {
-        // Text search covers tags (ids and labels) as well as titles, keys, authors and summaries.
+        // Text search covers tags (ids and labels) as well as titles, keys, arXiv ids, authors
+        // and summaries.
         var tags = [];
         Object.keys(entry.tags).forEach(function (field) {
           (entry.tags[field] || []).forEach(function (value) {
@@ -397,11 +378,17 @@
             tags.push(value, known.label || "");
           });
         });
-        entry._haystack = [entry.title, entry.key, entry.venue, entry.summary].concat(entry.authors, tags).join(" \u0000 ").toLowerCase();
+        entry._haystack = [entry.title, entry.key, entry.arxiv_id || "", entry.venue, entry.summary].concat(entry.authors, tags).join(" \u0000 ").toLowerCase();
       }
+    });
+    var headings = {};
+    app.querySelectorAll("th[data-sort-key] button").forEach(function (button) {
+      headings[button.parentNode.dataset.sortKey] = button.firstChild.textContent;
     });
     var context = {
       app: app,
+      headings: headings,
+      cardFields: (app.dataset.cardFields || "").split(" ").filter(Boolean),
       data: data,
       names: names,
       root: new URL("../", dataUrl),  // data/entries.json sits one folder below the site root

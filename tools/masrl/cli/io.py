@@ -73,14 +73,18 @@ def export_group() -> None:
 @export_group.command("csv")
 @root_option
 @click.option(
-    "--kind", type=click.Choice(["papers", "exclusions"]), default="papers", show_default=True
+    "--kind",
+    type=click.Choice(["papers", "masrl", "exclusions"]),
+    default="papers",
+    show_default=True,
+    help="papers: the survey artifact's layout; masrl: every entry field under its own name.",
 )
 @output_option
 @snapshot_option
 def export_csv_command(
     root: str | None, kind: str, output: Path | None, snapshot: str | None
 ) -> None:
-    """Export entries (papers) or the screening log (exclusions) in the artifact's CSV layout."""
+    """Export entries (papers: the artifact's layout; masrl: masrl's own) or the screening log."""
     from masrl.exports.csv import export_csv
 
     emit(export_csv(corpus_or_snapshot(root, snapshot, allow_placeholders=True), kind), output)

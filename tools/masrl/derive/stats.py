@@ -97,8 +97,7 @@ def _countable_fields(taxonomy: Taxonomy) -> dict[str, Field]:
 def entry_values(entry: Entry, field_name: str, taxonomy: Taxonomy) -> tuple[str, ...]:
     """The values an entry holds on a field, as strings; () when not applicable."""
     if field_name == "reward_families":
-        families = {taxonomy.family_of_reward_type[t] for t in entry.reward_types}
-        return tuple(f for f in taxonomy["reward_families"].ids if f in families)
+        return taxonomy.reward_families_of(entry.reward_types)
     value = getattr(entry, field_name)
     if isinstance(value, tuple):
         return tuple(str(v) for v in value)

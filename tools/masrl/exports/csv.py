@@ -1,8 +1,16 @@
-"""Reading and writing the survey artifact's CSV layout (papers.csv and excluded.csv).
+"""CSV layouts of the corpus: the survey artifact's (papers.csv and excluded.csv) and masrl's own.
 
-The headers are the artifact's own, so an existing survey in that layout can move to masrl and
-back. Fields the layout does not have (sub-decisions, evidence level, ...) are written as the
-placeholder that `masrl validate` rejects until a person fills them in.
+The artifact's headers are its own, so an existing survey in that layout can move to masrl and
+back (and the artifact's scripts run on it). Fields the layout does not have (sub-decisions,
+evidence level, ...) are written as the placeholder that `masrl validate` rejects until a person
+fills them in.
+
+masrl's own layout (`masrl_csv`, `masrl export csv --kind masrl`) has one column per field of the
+entry model, under the field's current name, in the model's order, and the derived
+`reward_families` after `reward_types`. Its one form for anything that
+is not a single value: every list and mapping cell is JSON (``["message", "token"]``, ``{"arxiv":
+"2605.02801"}``, ``[{"url": ..., "source": ...}]``), an empty list is ``[]``, a missing value an
+empty cell, a flag ``true``/``false``.
 """
 
 from __future__ import annotations
@@ -193,10 +201,50 @@ def exclusions_csv(records: list[Exclusion], taxonomy: Taxonomy) -> str:
     )
 
 
+# Fields computed from a model field, written right after it: (name, source field).
+DERIVED_COLUMNS = (("reward_families", "reward_types"),)
+
+
+def masrl_header(taxonomy: Taxonomy) -> tuple[str, ...]:
+    """masrl's layout: every field of the entry model, under its name, in the model's order, each
+    derived field after its source."""
+    columns = []
+    for spec in entry_specs(taxonomy):
+        columns.append(spec.name)
+        columns += [name for name, source in DERIVED_COLUMNS if source == spec.name]
+    return tuple(columns)
+
+
+def _field(entry: Entry, name: str, taxonomy: Taxonomy):
+    if name == "reward_families":
+        return taxonomy.reward_families_of(entry.reward_types)
+    return getattr(entry, name)
+
+
+def masrl_cell(value) -> str:
+    """One field in masrl's layout: lists and mappings as JSON, a flag as true/false."""
+    if isinstance(value, tuple | list | dict):
+        return json.dumps(_plain(value), ensure_ascii=False, sort_keys=True)
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return "" if value is None else str(value)
+
+
+def masrl_row(entry: Entry, taxonomy: Taxonomy) -> dict[str, str]:
+    return {name: masrl_cell(_field(entry, name, taxonomy)) for name in masrl_header(taxonomy)}
+
+
+def masrl_csv(entries: list[Entry], taxonomy: Taxonomy) -> str:
+    rows = [masrl_row(e, taxonomy) for e in sorted(entries, key=lambda e: e.key)]
+    return _render(masrl_header(taxonomy), rows)
+
+
 def export_csv(corpus: Corpus, kind: str) -> str:
-    """kind: 'papers' or 'exclusions'."""
+    """kind: 'papers' (the artifact's layout), 'masrl' (masrl's own) or 'exclusions'."""
     if kind == "papers":
         return papers_csv(corpus.entries, corpus.taxonomy)
+    if kind == "masrl":
+        return masrl_csv(corpus.entries, corpus.taxonomy)
     return exclusions_csv(corpus.exclusions, corpus.taxonomy)
 
 

@@ -36,6 +36,22 @@ def corpus_document(corpus: Corpus) -> dict:
     }
 
 
+ENTRIES_FORMAT = "masrl-entries"
+
+
+def entries_document_text(records: list[str]) -> str:
+    """A selection of entries as one JSON document, from each entry's `entry_record_text`: the
+    site's table joins the records of the rows shown, in their order, into the same file."""
+    body = "\n" + ",\n".join(records) + "\n" if records else ""
+    head = f'"format": "{ENTRIES_FORMAT}", "format_version": {JSON_FORMAT_VERSION}'
+    return f'{{{head}, "entries": [{body}]}}\n'
+
+
+def entry_record_text(data: dict) -> str:
+    """One entry's record (its `to_data()`, with any derived fields) as compact, sorted JSON."""
+    return json.dumps(data, sort_keys=True, ensure_ascii=False)
+
+
 def export_json(corpus: Corpus) -> str:
     """Deterministic: sorted keys, two-space indent, UTF-8, a final newline."""
     return json.dumps(corpus_document(corpus), indent=2, sort_keys=True, ensure_ascii=False) + "\n"

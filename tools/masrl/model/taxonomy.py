@@ -219,6 +219,12 @@ class Taxonomy:
     def family_of_reward_type(self) -> dict[str, str]:
         return {v.id: v.extra["family"] for v in self.axes["reward_types"].values}
 
+    def reward_families_of(self, reward_types: tuple[str, ...]) -> tuple[str, ...]:
+        """The families an entry's reward types roll up into (the derived reward_families
+        field), in the families' order."""
+        families = {self.family_of_reward_type[t] for t in reward_types}
+        return tuple(f for f in self["reward_families"].ids if f in families)
+
 
 def _parse_conditions(raw: Any, path: Path, line: int) -> tuple[Condition, ...]:
     if not isinstance(raw, dict) or not raw:

@@ -16,6 +16,7 @@ from masrl.render.site.links import links_html
 from masrl.render.site.markdown import table
 from masrl.render.site.navigation import nav_file
 from masrl.render.site.reports import count_link
+from masrl.render.site.search import definition_front_matter
 
 BROWSE_INDEX = "browse/index.md"
 TAXONOMY_PAGE = "taxonomy.md"
@@ -132,6 +133,8 @@ def taxonomy_markdown(ctx: SiteContext) -> str:
         if field.axis and name in ctx.browse_fields
     }
     parts = [
+        definition_front_matter(ctx),
+        "",
         "# Taxonomy reference",
         "",
         (

@@ -29,6 +29,7 @@ from masrl.model.project import Corpus, Project
 from masrl.render.site.browse import browse_pages
 from masrl.render.site.citation import ProjectAddresses, checked_site_url, project_addresses
 from masrl.render.site.citation_graph import citation_pages, graph_files
+from masrl.render.site.compare import compare_pages
 from masrl.render.site.context import CHECKOUT_ROOT, SiteContext
 from masrl.render.site.corrections import correction_pages
 from masrl.render.site.downloads import download_files
@@ -100,6 +101,7 @@ def generated_pages(ctx: SiteContext) -> dict[str, str]:
         browse_pages,
         report_pages,
         table_pages,
+        compare_pages,
         living_pages,
         citation_pages,
         correction_pages,

@@ -8,17 +8,16 @@ from masrl.model.project import Corpus
 from masrl.model.records import Entry
 from masrl.render.site.context import SiteContext, entry_page, page_url
 from masrl.render.site.links import entry_links
+from masrl.render.site.search import SHORT_BY_ID  # axes whose table chips show the value id
 
 TABLE_DATA = "data/entries.json"
 BIB_FILE = "masrl.bib"
 CORPUS_JSON = "data/corpus.json"
 STATS_JSON = "data/stats.json"
 PAPERS_CSV = "data/papers.csv"
+MASRL_CSV = "data/masrl.csv"
+RIS_FILE = "masrl.ris"
 EXCLUSIONS_CSV = "data/exclusions.csv"
-
-
-# Axes whose chips in the table show the value id, with the label as a tooltip.
-SHORT_BY_ID = ("sub_decisions", "reward_families")
 
 
 def entry_bibtex(corpus: Corpus, entry: Entry) -> str:
@@ -43,6 +42,29 @@ def entry_csv(corpus: Corpus, entry: Entry) -> tuple[str, str]:
 
     header, row = export_csv(_Selection(corpus, [entry]), "papers").split("\n", 1)
     return header + "\n", row
+
+
+def entry_masrl_csv(corpus: Corpus, entry: Entry) -> tuple[str, str]:
+    """(header line, the entry's row) as `masrl export csv --kind masrl` writes them."""
+    from masrl.exports.csv import masrl_csv
+
+    header, row = masrl_csv([entry], corpus.taxonomy).split("\n", 1)
+    return header + "\n", row
+
+
+def entry_ris(entry: Entry) -> str:
+    from masrl.exports.ris import export_ris
+
+    return export_ris([entry])
+
+
+def entry_json(ctx: SiteContext, entry: Entry) -> str:
+    """The entry's record with its derived reward families, as the table's JSON download holds it."""
+    from masrl.exports.json import entry_record_text
+
+    data = entry.to_data()
+    data["reward_families"] = list(ctx.values_of(entry, "reward_families"))
+    return entry_record_text(data)
 
 
 def corpus_bibtex(ctx: SiteContext) -> str:
@@ -73,10 +95,13 @@ def table_data(ctx: SiteContext) -> dict:
         for value in values:
             value["tip"] = ctx.chip_tip(name, value["id"])
         axes.append({"field": name, "label": ctx.field_label(name), "values": values})
+    from masrl.exports.json import entries_document_text
+
     rows = []
-    csv_header = ""
+    csv_header = masrl_header = ""
     for entry in ctx.entries:
         csv_header, csv_row = entry_csv(ctx.corpus, entry)
+        masrl_header, masrl_row = entry_masrl_csv(ctx.corpus, entry)
         rows.append(
             {
                 "key": entry.key,
@@ -84,6 +109,7 @@ def table_data(ctx: SiteContext) -> dict:
                 "year": entry.year,
                 "venue": entry.venue,
                 "authors": list(entry.authors),
+                "arxiv_id": entry.arxiv_id or "",
                 "first_author": entry.first_author,
                 "summary": entry.summary,
                 "url": page_url(entry_page(entry.key)),
@@ -93,6 +119,11 @@ def table_data(ctx: SiteContext) -> dict:
                 # view are these strings joined in key order, so they equal `masrl export` of it.
                 "bibtex": ctx.bibtex[entry.key],
                 "csv": csv_row,
+                "masrl_csv": masrl_row,
+                "ris": entry_ris(entry),
+                "json": entry_json(ctx, entry),
+                # the compare view's evidence lines, per sub-decision
+                "evidence": dict(entry.sub_decision_evidence or {}),
             }
         )
     years = [e.year for e in ctx.entries] or [0]
@@ -103,6 +134,9 @@ def table_data(ctx: SiteContext) -> dict:
         "entries": rows,
         "years": {"min": min(years), "max": max(years)},
         "csv_header": csv_header or entry_csv_header(),
+        "masrl_csv_header": masrl_header or masrl_csv_header(ctx),
+        # The JSON download is this head, the rows' records joined by ",\n" between newlines, "]}\n"
+        "json_head": entries_document_text([]).split("[", 1)[0] + "[",
     }
 
 
@@ -110,6 +144,12 @@ def entry_csv_header() -> str:
     from masrl.exports.csv import PAPERS_HEADER
 
     return ",".join(PAPERS_HEADER) + "\n"
+
+
+def masrl_csv_header(ctx: SiteContext) -> str:
+    from masrl.exports.csv import masrl_header
+
+    return ",".join(masrl_header(ctx.taxonomy)) + "\n"
 
 
 def download_files(ctx: SiteContext) -> dict[str, bytes]:
@@ -126,6 +166,8 @@ def download_files(ctx: SiteContext) -> dict[str, bytes]:
         CORPUS_JSON: ctx.corpus_json,
         STATS_JSON: stats_json(ctx.stats),
         PAPERS_CSV: export_csv(ctx.corpus, "papers"),
+        MASRL_CSV: export_csv(ctx.corpus, "masrl"),
+        RIS_FILE: "\n".join(entry_ris(e) for e in sorted(ctx.corpus.entries, key=lambda e: e.key)),
         EXCLUSIONS_CSV: export_csv(ctx.corpus, "exclusions"),
     }
     return {path: text.encode("utf-8") for path, text in files.items()}

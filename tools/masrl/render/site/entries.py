@@ -26,6 +26,7 @@ from masrl.render.site.links import LABELS, code_badge, entry_links, links_html
 from masrl.render.site.markdown import code_block
 from masrl.render.site.navigation import nav_file
 from masrl.render.site.reports import table_filter_url
+from masrl.render.site.search import entry_search_tags
 
 PAPERS_PAGE = "papers.md"
 SAME_CELL_SHOWN = 25  # neighbours listed on an entry page; the rest are one click away in the table
@@ -186,6 +187,7 @@ def entry_markdown(ctx: SiteContext, entry: Entry) -> str:
         front_matter_title(entry.title),
         _description(entry.summary),
         "citation: " + json.dumps(citation_meta(ctx, entry)),
+        entry_search_tags(ctx, entry),
         "hide:",
         "  - navigation",
         "---",

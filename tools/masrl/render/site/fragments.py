@@ -130,12 +130,21 @@ def downloads(ctx: SiteContext, page: str) -> str:
             "BibTeX of every entry (`masrl export bib`)",
         ],
         [
+            f'<a href="{html_href(page, files.RIS_FILE)}" download>masrl.ris</a>',
+            "RIS of every entry, for reference managers",
+        ],
+        [
             f'<a href="{html_href(page, files.CORPUS_JSON)}" download>corpus.json</a>',
             "Every entry and exclusion record as JSON (`masrl export json`)",
         ],
         [
             f'<a href="{html_href(page, files.PAPERS_CSV)}" download>papers.csv</a>',
-            "Entries in the survey's CSV layout (`masrl export csv`)",
+            "Entries in the survey's CSV layout, which the survey's scripts read (`masrl export csv`)",
+        ],
+        [
+            f'<a href="{html_href(page, files.MASRL_CSV)}" download>masrl.csv</a>',
+            "Entries in masrl's CSV layout: every field under its name, lists as JSON "
+            "(`masrl export csv --kind masrl`)",
         ],
         [
             f'<a href="{html_href(page, files.EXCLUSIONS_CSV)}" download>exclusions.csv</a>',

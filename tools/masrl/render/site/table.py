@@ -4,13 +4,15 @@ site/assets/js/table.js from data/entries.json.
 The controls are plain HTML with stable ids and data attributes, so the script, people using a
 keyboard or a screen reader, and the browser tests all drive the same elements:
 
-- ``#masrl-filter-text``: free text over title, authors, key, tags, venue and summary;
-- ``button[data-export=bibtex|csv]``: download the rows shown, as the CLI's exporters write them;
+- ``#masrl-filter-text``: free text over title, authors, key, arXiv id, tags, venue and summary;
+- ``button[data-export=bibtex|ris|csv|masrl-csv|json]``: download the rows shown, in the order
+  shown, as the CLI's exporters write them (site/assets/js/table-export.js);
 - ``#masrl-year-min`` / ``#masrl-year-max``: an inclusive year range;
 - ``#masrl-filter-code``: only entries with a code link (``?code=1``);
 - ``input[type=checkbox][data-axis=FIELD][value=VALUE]``: one per taxonomy value (``-`` stands
   for "not applicable"); values of one axis are OR-ed, axes are AND-ed;
-- ``th[data-sort-key=COLUMN] button``: sorting, with ``aria-sort`` on the header cell.
+- ``th[data-sort-key=COLUMN] button``: sorting, with ``aria-sort`` on the header cell;
+- ``data-card-fields`` of the app: the tag columns a row keeps when it becomes a card on a phone.
 """
 
 from __future__ import annotations
@@ -30,6 +32,10 @@ FIXED_COLUMNS = (
     ("venue", "Venue", "masrl-col-venue"),
     ("first_author", "First author", "masrl-col-author"),
 )
+
+
+# The tag columns a row keeps as a card on a phone (below 600 px), beside title and year.
+CARD_FIELDS = ("reward_families", "credit_units", "sub_decisions")
 
 
 def columns(ctx: SiteContext) -> tuple[tuple[str, str, str], ...]:
@@ -84,11 +90,12 @@ def table_markdown(ctx: SiteContext) -> str:
     years = sorted({e.year for e in ctx.corpus.entries}) or [0]
     axis_filters = "\n".join(axis_filter(ctx, name) for name in ctx.filter_fields)
     headers = "".join(_header(*column) for column in columns(ctx)) + SUMMARY_HEADER
-    app = f"""<div id="masrl-table-app" class="masrl-table-app" data-src="{html_attr(html_href(page, TABLE_DATA))}">
+    card_fields = " ".join(name for name in CARD_FIELDS if name in ctx.taxonomy.shown("column"))
+    app = f"""<div id="masrl-table-app" class="masrl-table-app" data-src="{html_attr(html_href(page, TABLE_DATA))}" data-card-fields="{html_attr(card_fields)}">
 <form id="masrl-filters" class="masrl-filters" role="search" aria-label="Filter the entries" autocomplete="off">
 <div class="masrl-filter-row">
 <div class="masrl-field masrl-field--text"><label for="masrl-filter-text">Text</label>
-<input type="search" id="masrl-filter-text" name="text" data-filter="text" placeholder="title, author, key, tag, venue or summary"></div>
+<input type="search" id="masrl-filter-text" name="text" data-filter="text" placeholder="title, author, key, arXiv id, tag, venue or summary"></div>
 <div class="masrl-field masrl-field--year"><label for="masrl-year-min">Year from</label>
 <input type="number" id="masrl-year-min" name="year-min" data-filter="year-min" min="{years[0]}" max="{years[-1]}" placeholder="{years[0]}"></div>
 <div class="masrl-field masrl-field--year"><label for="masrl-year-max">to</label>
@@ -101,10 +108,13 @@ def table_markdown(ctx: SiteContext) -> str:
 </div>
 </form>
 <p id="masrl-table-status" class="masrl-table-status" role="status" aria-live="polite">Loading the table…</p>
-<p class="masrl-export" id="masrl-export">Export the entries shown:
+<p class="masrl-export" id="masrl-export">Export the entries shown, in the order shown:
 <button type="button" class="md-button" data-export="bibtex">BibTeX</button>
-<button type="button" class="md-button" data-export="csv">CSV</button>
-<span class="masrl-export__note">the same files as <code>masrl export</code> of this selection</span></p>
+<button type="button" class="md-button" data-export="ris">RIS</button>
+<button type="button" class="md-button" data-export="masrl-csv" title="every field under its masrl name; lists as JSON">CSV</button>
+<button type="button" class="md-button" data-export="csv" title="the survey artifact's columns, for its scripts">CSV (survey layout)</button>
+<button type="button" class="md-button" data-export="json">JSON</button>
+<span class="masrl-export__note">the records <code>masrl export</code> writes (see <a href="{html_attr(html_href(page, "data.md"))}">Data and downloads</a>)</span></p>
 <div class="masrl-table-scroll">
 <table id="masrl-table" class="masrl-table">
 <caption>Retained entries; activate a column header to sort by it.</caption>
