@@ -82,6 +82,7 @@ bench: $(SETUP)   ## print the benchmark figures
 	$(BIN)/python benchmarks/bench_yaml.py
 	$(BIN)/python benchmarks/bench_import_bib.py
 	$(BIN)/python benchmarks/bench_scale.py
+	$(BIN)/python benchmarks/bench_latex.py
 
 setup: $(SETUP)
 

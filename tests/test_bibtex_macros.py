@@ -85,3 +85,18 @@ def test_fields_lost_to_a_stray_brace_are_named(mini_project, tmp_path):
         main, ["import", "bib", "--dry-run", str(source), "--root", str(mini_project.root)]
     )
     assert "Traceback" not in result.output and f"warning: {source}:2: entry 'b'" in result.output
+
+
+def test_latex_encoding_in_pieces_equals_pylatexenc_on_the_whole_string():
+    from masrl.exports.bibtex import _shared_encoder
+    from pylatexenc.latexencode import UnicodeToLatexEncoder
+
+    encoder = _shared_encoder()
+    parts = (
+        "Teams of |é|&|%|_|#|$|{|}|~|\\|…|–|’|α|e\u0301|q\u0301|...|--|'|`|\"| |\u0327|ﬁ|Å".split(
+            "|"
+        )
+    )
+    text = "".join(parts[(i * 7) % len(parts)] for i in range(3000))
+    whole = encoder._BRACED_ESCAPE.sub(r"\1", UnicodeToLatexEncoder.unicode_to_latex(encoder, text))
+    assert encoder._encode(text) == whole
