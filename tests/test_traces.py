@@ -786,3 +786,26 @@ def test_cli_on_a_directory_without_traces(tmp_path):
     result = invoke("validate", tmp_path)
     assert result.exit_code == 0 and "no trace files found" in result.output
     assert CliRunner().invoke(trace_cli, ["validate", str(tmp_path), "--strict"]).exit_code == 1
+
+
+def test_a_spawn_chain_deeper_than_the_python_stack_is_measured():
+    """Every graph walk is iterative and linear: agent n spawns agent n + 1, 100,000 deep (the
+    spawn-depth walk once re-scanned each chain as a list: minutes at this depth)."""
+    depth = 100_000
+    events = [
+        {"id": f"e{n}", "t": n, "type": "spawn", "agent": f"a{n}", "to": f"a{n + 1}"}
+        for n in range(depth)
+    ]
+    edges = [{"src": f"e{n}", "dst": f"e{n + 1}", "type": "spawn"} for n in range(depth - 1)]
+    trace = {
+        "schema_version": "1.0",
+        "trace_id": "deep",
+        "task_id": "deep",
+        "events": events,
+        "edges": edges,
+        "rewards": {"team": 1},
+        "costs": {"tokens": 1, "wall_clock_s": depth},
+    }
+    metrics = trace_metrics(trace)
+    assert metrics["spawn_depth"] == depth and metrics["max_fan_out"] == 1
+    assert metrics["span"] == depth

@@ -183,10 +183,11 @@ def spawn_tree(view: TraceView) -> SpawnTree:
     fan_out = Counter(parent_of.values())
     depth_of: dict[str, int] = {}
     for agent in sorted(parent_of):
-        chain = []
+        chain, on_chain = [], set()  # the set: a chain 100,000 agents deep stays linear
         node = agent
-        while node in parent_of and node not in depth_of and node not in chain:
+        while node in parent_of and node not in depth_of and node not in on_chain:
             chain.append(node)
+            on_chain.add(node)
             node = parent_of[node]
         base = depth_of.get(node, 0)  # a root, an agent already measured, or a spawn cycle
         for offset, member in enumerate(reversed(chain), start=1):
