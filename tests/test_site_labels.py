@@ -43,3 +43,15 @@ def test_claims_name_their_terms_by_label_with_links_to_their_lists(ctx):
     stop = next(line for line in terms if "#o5" in line)
     assert 'href="../browse/sub_decisions/#o5"' in stop and ">When to stop</a>" in stop
     assert 'href="../browse/is_rl/">RL&#45;trained</a>' in stop
+
+
+def test_the_screening_flow_names_sources_stages_and_reasons_by_label(ctx):
+    from masrl.render.site.living import whats_new_markdown
+
+    flow = whats_new_markdown(ctx).split("## Screening flow", 1)[1].split("\n## ", 1)[0]
+    assert '<a href="../taxonomy/#source_kinds-arxiv">arXiv</a>' in flow
+    assert (
+        '<a href="../taxonomy/#screening_stages-abstract_screen">Abstract screening</a>: '
+        '<a href="../taxonomy/#exclusion_reasons-no_rl_component">No RL component</a>'
+    ) in flow
+    assert "abstract_screen:" not in flow and "no_rl_component |" not in flow

@@ -6,7 +6,13 @@ from masrl.derive.flow import MIN_OVERLAP, Flow, RecallEstimate, RoundFlow
 from masrl.screening.identified import DIRECTIONS
 
 
-def flow_rows(flow: Flow) -> tuple[list[str], list[list[str]]]:
+def _as_is(axis: str, value: str) -> str:
+    return value
+
+
+def flow_rows(flow: Flow, name=_as_is) -> tuple[list[str], list[list[str]]]:
+    """The table's header and rows; ``name(axis, value)`` shows a source, stage or reason (the
+    site: its taxonomy label, linked), by default as its id."""
     columns: list[RoundFlow] = (
         [*flow.rounds, flow.cumulative] if len(flow.rounds) > 1 else list(flow.rounds)
     )
@@ -19,7 +25,10 @@ def flow_rows(flow: Flow) -> tuple[list[str], list[list[str]]]:
         ["Identified", *(str(c.identified_total) for c in columns)],
         ["  by database search", *(str(c.identified_database) for c in columns)],
     ]
-    rows += [[f"    from {s}", *(str(c.identified.get(s, 0)) for c in columns)] for s in sources]
+    rows += [
+        [f"    from {name('source_kinds', s)}", *(str(c.identified.get(s, 0)) for c in columns)]
+        for s in sources
+    ]
     rows += [["  by citation searching", *(str(c.identified_citation) for c in columns)]]
     rows += [[f"    {d}", *(str(c.citations.get(d, 0)) for c in columns)] for d in directions]
     rows += [
@@ -28,7 +37,10 @@ def flow_rows(flow: Flow) -> tuple[list[str], list[list[str]]]:
         ["Excluded", *(str(c.excluded_total) for c in columns)],
     ]
     rows += [
-        [f"  {stage}: {reason}", *(str(c.excluded.get((stage, reason), 0)) for c in columns)]
+        [
+            f"  {name('screening_stages', stage)}: {name('exclusion_reasons', reason)}",
+            *(str(c.excluded.get((stage, reason), 0)) for c in columns),
+        ]
         for stage, reason in reasons
     ]
     rows += [
@@ -38,12 +50,12 @@ def flow_rows(flow: Flow) -> tuple[list[str], list[list[str]]]:
     return header, rows
 
 
-def flow_markdown(flow: Flow) -> str:
+def flow_markdown(flow: Flow, name=_as_is) -> str:
     from masrl.render.stats import markdown_table
 
     if not flow.rounds:
         return "No screening rounds yet.\n"
-    header, rows = flow_rows(flow)
+    header, rows = flow_rows(flow, name)
     return markdown_table(header, rows, "l" + "r" * (len(header) - 1)) + "\n"
 
 

@@ -3,7 +3,13 @@ the reliability page (agreement between screeners) and the Atom feed of added re
 
 from __future__ import annotations
 
-from masrl.render.site.context import SiteContext, browse_page, page_url, relative_link
+from masrl.render.site.context import (
+    SiteContext,
+    browse_page,
+    html_href,
+    page_url,
+    relative_link,
+)
 from masrl.render.site.escape import md_text
 from masrl.render.site.reports import SCREENING_PAGE
 from masrl.screening.rounds import read_rounds
@@ -104,7 +110,7 @@ def whats_new_markdown(ctx: SiteContext) -> str:
         "",
         f"![Screening flow per round]({FLOW_FIGURE})",
         "",
-        flow_markdown(flow),
+        flow_markdown(flow, _taxonomy_term(ctx, page)),
     ]
     estimates = round_estimates(flow)
     parts += ["", "## How complete is each round?", "", estimate_markdown(estimates)]
@@ -223,3 +229,18 @@ def _value_shown(ctx: SiteContext, page: str):
         return " ".join(ctx.chip(page, name, v) for v in parts)
 
     return shown
+
+
+def _taxonomy_term(ctx: SiteContext, page: str):
+    """A value of a taxonomy axis as its label, linking to its definition on the taxonomy page
+    (an id the axis does not know stays as it is)."""
+    from masrl.render.site.browse import TAXONOMY_PAGE
+    from masrl.render.site.escape import anchor_id, html_attr
+
+    def term(axis: str, value: str) -> str:
+        if axis not in ctx.taxonomy.axes or value not in ctx.taxonomy[axis].by_id:
+            return md_text(value)
+        href = html_attr(html_href(page, TAXONOMY_PAGE, anchor_id(axis, value)))
+        return f'<a href="{href}">{md_text(ctx.taxonomy[axis].label_of(value))}</a>'
+
+    return term
