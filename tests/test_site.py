@@ -1019,6 +1019,31 @@ def test_sync_tree_writes_only_changes_and_removes_stale_files(tmp_path):
     assert not (target / "b").exists()
 
 
+def test_entry_pages_list_every_artifact_link_with_its_source_and_a_code_badge(
+    mini_project, tmp_path
+):
+    abstract = "https://arxiv.org/abs/2505.13516"
+    links = {
+        "code": [
+            {"url": "https://github.com/org/alpha", "source": abstract},
+            {"url": "https://gitlab.com/org/alpha", "source": "https://alpha.example.org/"},
+        ],
+        "weights": [{"url": "https://huggingface.co/org/alpha", "source": abstract}],
+    }
+    write_entry(mini_project.root, entry_data("alpha2025", **links))
+    docs = generate_docs(load_corpus(mini_project), REPO_ROOT / "site")
+    page = docs["entries/alpha2025.md"].decode("utf-8")
+    assert 'class="masrl-badge masrl-badge--code" href="https://github.com/org/alpha"' in page
+    for kind, label in (("code", "Code"), ("weights", "Weights")):
+        for link in links[kind]:
+            assert f'- {label}: <a href="{link["url"]}" rel="noopener">' in page.replace(
+                md_text(link["url"]), link["url"]
+            )
+    assert page.count(f'<a href="{abstract}" rel="noopener">source</a>') == 2
+    beta = docs["entries/beta2024.md"].decode("utf-8")
+    assert "masrl-badge--code" not in beta
+
+
 def test_an_unknown_marker_in_a_hand_written_page_stops_the_build(mini_project, tmp_path):
     source = tmp_path / "site"
     shutil.copytree(REPO_ROOT / "site", source)

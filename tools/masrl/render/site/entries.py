@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from masrl.model.records import Entry
+from masrl.model.records import ARTIFACT_LINKS, Entry
 from masrl.render.site.citation_graph import lineage_markdown
 from masrl.render.site.context import (
     SiteContext,
@@ -310,8 +310,14 @@ def _action_links(ctx: SiteContext, entry: Entry) -> str:
 def _links(entry: Entry) -> str:
     lines = []
     for kind, url in entry_links(entry).items():
+        if kind in ARTIFACT_LINKS:
+            continue  # listed below, every one with the page that names it
         value = entry.identifiers.get(kind) or url
         lines.append(f"- {LABELS[kind]}: {external_link(url, value)}")
+    for kind in ARTIFACT_LINKS:
+        for link in getattr(entry, kind, ()):
+            source = external_link(link["source"], "source")
+            lines.append(f"- {LABELS[kind]}: {external_link(link['url'])} ({source})")
     lines += [f"- Link: {external_link(url)}" for url in entry.urls]
     extras = (
         ("Journal reference", entry.journal_ref),
