@@ -194,6 +194,41 @@ def test_the_event_cap(tmp_path):
     assert code == 1 and "--max-trace-events" in output
 
 
+def otel_request(trace_id: str, spans: int) -> dict:
+    return {
+        "resourceSpans": [
+            {
+                "scopeSpans": [
+                    {
+                        "spans": [
+                            {"traceId": trace_id, "spanId": f"{n:x}", "startTimeUnixNano": "1"}
+                            for n in range(spans)
+                        ]
+                    }
+                ]
+            }
+        ]
+    }
+
+
+def test_an_import_caps_the_whole_file_not_only_each_trace(tmp_path):
+    """An importer holds every span of its input until the traces are built: many traces, or
+    many lines, each within the caps, must not add up past them."""
+    from masrl.traces.importers import import_traces
+
+    lines = [json.dumps(otel_request(f"t{n}", 3)) for n in range(3)]  # three traces, 9 spans
+    path = write(tmp_path / "spans.jsonl", "\n".join(lines) + "\n")
+    assert len(import_traces(path, "otel", Limits(max_events=9))[0]) == 3
+    with pytest.raises(InputError, match="9 spans in the file, more than the 8") as caught:
+        import_traces(path, "otel", Limits(max_events=8))
+    assert caught.value.line == 3 and "--max-trace-events" in caught.value.hint
+    per_line = len(lines[0]) + 1
+    assert import_traces(path, "otel", Limits(max_bytes=3 * per_line))[0]
+    with pytest.raises(InputError, match="file larger than .* in all") as caught:
+        import_traces(path, "otel", Limits(max_bytes=3 * per_line - 1))
+    assert caught.value.line == 3 and "--max-trace-bytes" in caught.value.hint
+
+
 # ---------------------------------------------------------------------------------------------
 # 3. Duplicate keys
 

@@ -65,6 +65,14 @@ class Limits:
             code="too_large",
         )
 
+    def file_too_large(self, line: int | None = None) -> Problem:
+        return read_problem(
+            f"file larger than {format_size(self.max_bytes)} in all (decompressed); not read",
+            hint=f"raise --max-trace-bytes (now {format_size(self.max_bytes)}) to read it",
+            line=line,
+            code="too_large",
+        )
+
     def too_many_events(self, count: int, what: str = "events") -> tuple[str, str]:
         """(message, hint) for a trace of ``count`` events, more than ``max_events``."""
         return (
@@ -356,9 +364,10 @@ def _read_whole_file(path: Path, limits: Limits) -> RawDocument:
     return RawDocument(None, raw)
 
 
-def _read_lines(path: Path, limits: Limits) -> Iterator[RawDocument]:
+def _read_lines(path: Path, limits: Limits, whole_file: bool = False) -> Iterator[RawDocument]:
     line_number = 0
     documents = 0
+    total = 0
     try:
         with _open(path) as handle:
             while raw_line := handle.readline(limits.max_bytes + 1):
@@ -368,6 +377,9 @@ def _read_lines(path: Path, limits: Limits) -> Iterator[RawDocument]:
                     yield RawDocument(line_number, problem=limits.too_large(line_number))
                     while (rest := handle.readline(READ_CHUNK)) and not rest.endswith(b"\n"):
                         pass  # skip the rest of the line, a chunk at a time
+                elif whole_file and (total := total + len(raw_line)) > limits.max_bytes:
+                    yield RawDocument(line_number, problem=limits.file_too_large(line_number))
+                    return
                 elif raw_line.strip():  # blank lines between traces are harmless
                     documents += 1
                     yield RawDocument(line_number, raw_line)
@@ -381,13 +393,16 @@ def _read_lines(path: Path, limits: Limits) -> Iterator[RawDocument]:
         yield RawDocument(None, problem=_empty_problem())
 
 
-def read_documents(path: Path | str, limits: Limits = Limits()) -> Iterator[RawDocument]:
+def read_documents(
+    path: Path | str, limits: Limits = Limits(), whole_file: bool = False
+) -> Iterator[RawDocument]:
     """The raw bytes of every trace in a file: the whole of a .json(.gz), each non-blank line
-    of a .jsonl(.gz), each at most ``limits.max_bytes`` long. Unreadable files and lines, and
+    of a .jsonl(.gz), each at most ``limits.max_bytes`` long (with ``whole_file``, all lines
+    together: an importer holds the whole file at once). Unreadable files and lines, and
     traces over the cap, come back as problems, never exceptions."""
     path = Path(path)
     if is_jsonl(path):
-        yield from _read_lines(path, limits)
+        yield from _read_lines(path, limits, whole_file)
     else:
         yield _read_whole_file(path, limits)
 
@@ -402,11 +417,12 @@ def event_count_problem(data: Any, limits: Limits, line: int | None = None) -> P
 
 
 def read_traces(
-    path: Path | str, limits: Limits = Limits(), count_events: bool = True
+    path: Path | str, limits: Limits = Limits(), count_events: bool = True, whole_file: bool = False
 ) -> Iterator[TraceRecord]:
     """Every trace in a file, parsed into plain dicts and lists. With ``count_events``, a trace
-    with more events than ``limits`` allow comes back as a problem."""
-    for document in read_documents(path, limits):
+    with more events than ``limits`` allow comes back as a problem; ``whole_file``: see
+    ``read_documents``."""
+    for document in read_documents(path, limits, whole_file):
         if document.problem is not None:
             yield TraceRecord(document.line, problem=document.problem)
             continue

@@ -14,10 +14,11 @@ from ..io import Limits, read_traces
 
 
 def json_documents(path: Path, limits: Limits = Limits()) -> Iterator[tuple[int | None, Any]]:
-    """(line, parsed document) for a .json file (line None) or each line of a .jsonl file."""
+    """(line, parsed document) for a .json file (line None) or each line of a .jsonl file. The
+    file is at most ``limits.max_bytes`` in all: an importer keeps what it read until the end."""
     if not path.is_file():
         raise InputError("no such file", path=path)
-    for record in read_traces(path, limits, count_events=False):
+    for record in read_traces(path, limits, count_events=False, whole_file=True):
         if record.problem is not None:
             problem = record.problem
             raise InputError(
@@ -38,6 +39,14 @@ def check_span_count(
     if count > limits.max_events:
         message, hint = limits.too_many_events(count, what)
         raise InputError(f"{label}: {message}", path=path, line=line, hint=hint)
+
+
+def check_file_span_count(count: int, limits: Limits, path: Path, line: int | None) -> None:
+    """Refuse a file with more spans in all than ``limits`` allow a trace: an importer holds
+    every span of the file until its traces are built."""
+    if count > limits.max_events:
+        message, hint = limits.too_many_events(count, "spans in the file")
+        raise InputError(message, path=path, line=line, hint=hint)
 
 
 def require(condition: bool, message: str, path: Path, line: int | None, hint: str = "") -> None:

@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from ..io import Limits
-from ._source import check_span_count, json_documents, number, require
+from ._source import check_file_span_count, check_span_count, json_documents, number, require
 from .otel_genai import KIND_OF_OPERATION
 from .span_tree import (
     AGENT,
@@ -67,6 +67,7 @@ def import_file(path: Path, limits: Limits = Limits()) -> tuple[list[dict], Impo
                 line,
                 "Agent Lightning spans carry rollout_id, attempt_id, span_id, name, start_time",
             )
+        check_file_span_count(order + 1, limits, path, line)
         key = (str(raw["rollout_id"]), str(raw["attempt_id"]))
         span = _span(raw)
         span.order = (number(raw.get("sequence_id")), order)

@@ -15,7 +15,14 @@ from pathlib import Path
 from typing import Any
 
 from ..io import Limits
-from ._source import check_span_count, iso_seconds, json_documents, number, require
+from ._source import (
+    check_file_span_count,
+    check_span_count,
+    iso_seconds,
+    json_documents,
+    number,
+    require,
+)
 from .span_tree import (
     AGENT,
     GENERIC,
@@ -53,6 +60,7 @@ def _items(path: Path, limits: Limits):
 def import_file(path: Path, limits: Limits = Limits()) -> tuple[list[dict], ImportSummary]:
     workflows: dict[str, dict] = {}
     spans_by_trace: dict[str, list[SourceSpan]] = {}
+    spans_read = 0
     for order, (line, item) in enumerate(_items(path, limits)):
         require(
             isinstance(item, dict) and item.get("object") in ("trace", "trace.span"),
@@ -67,6 +75,8 @@ def import_file(path: Path, limits: Limits = Limits()) -> tuple[list[dict], Impo
             continue
         span = _span(item, path, line)
         span.order = order
+        spans_read += 1
+        check_file_span_count(spans_read, limits, path, line)
         spans_by_trace.setdefault(str(item["trace_id"]), []).append(span)
     require(
         bool(spans_by_trace),

@@ -19,7 +19,7 @@ from typing import Any
 
 from ...errors import InputError
 from ..io import Limits
-from ._source import check_span_count, json_documents, number, require
+from ._source import check_file_span_count, check_span_count, json_documents, number, require
 from .span_tree import (
     AGENT,
     CREATE_AGENT,
@@ -89,6 +89,7 @@ def _collect_spans(
         for trace_id, span, conversation_id in _spans_of(request, path, line):
             span.order = order
             order += 1
+            check_file_span_count(order, limits, path, line)
             spans = spans_by_trace.setdefault(trace_id, [])
             spans.append(span)
             if len(spans) > limits.max_events:
