@@ -227,6 +227,13 @@ def test_an_import_caps_the_whole_file_not_only_each_trace(tmp_path):
     with pytest.raises(InputError, match="file larger than .* in all") as caught:
         import_traces(path, "otel", Limits(max_bytes=3 * per_line - 1))
     assert caught.value.line == 3 and "--max-trace-bytes" in caught.value.hint
+    fixture = Path(__file__).parent / "fixtures" / "traces" / "import" / "autogen.json"
+    run = json.loads(fixture.read_text(encoding="utf-8"))
+    runs = write(tmp_path / "runs.jsonl", (json.dumps(run) + "\n") * 2)
+    count = len(run["messages"])
+    assert len(import_traces(runs, "autogen", Limits(max_events=2 * count))[0]) == 2
+    with pytest.raises(InputError, match=f"{2 * count} messages in the file"):
+        import_traces(runs, "autogen", Limits(max_events=2 * count - 1))
 
 
 # ---------------------------------------------------------------------------------------------

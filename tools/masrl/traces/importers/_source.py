@@ -41,11 +41,13 @@ def check_span_count(
         raise InputError(f"{label}: {message}", path=path, line=line, hint=hint)
 
 
-def check_file_span_count(count: int, limits: Limits, path: Path, line: int | None) -> None:
-    """Refuse a file with more spans in all than ``limits`` allow a trace: an importer holds
-    every span of the file until its traces are built."""
+def check_file_span_count(
+    count: int, limits: Limits, path: Path, line: int | None, what: str = "spans in the file"
+) -> None:
+    """Refuse a file with more spans (or messages) in all than ``limits`` allow a trace: an
+    importer holds everything it read from the file until its traces are written."""
     if count > limits.max_events:
-        message, hint = limits.too_many_events(count, "spans in the file")
+        message, hint = limits.too_many_events(count, what)
         raise InputError(message, path=path, line=line, hint=hint)
 
 

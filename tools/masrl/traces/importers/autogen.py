@@ -30,7 +30,14 @@ from typing import Any
 
 from ..io import Limits
 from ..schema import SCHEMA_VERSION
-from ._source import check_span_count, iso_seconds, json_documents, number, require
+from ._source import (
+    check_file_span_count,
+    check_span_count,
+    iso_seconds,
+    json_documents,
+    number,
+    require,
+)
 from .span_tree import UNMAPPED_EVENT_TYPE, ImportSummary
 
 SYSTEM = "autogen-agentchat"
@@ -70,8 +77,11 @@ def _runs(path: Path, limits: Limits):
 
 def import_file(path: Path, limits: Limits = Limits()) -> tuple[list[dict], ImportSummary]:
     traces, summary = [], ImportSummary()
+    messages_read = 0
     for line, messages, stop_reason in _runs(path, limits):
         check_span_count(len(messages), "AutoGen run", limits, path, line, "messages")
+        messages_read += len(messages)  # every run's events are kept until all are written
+        check_file_span_count(messages_read, limits, path, line, "messages in the file")
         trace, one = _trace(messages, stop_reason, path, line)
         traces.append(trace)
         summary.add(one)
