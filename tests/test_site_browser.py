@@ -695,6 +695,7 @@ AXE_PAGES = {
     "traces": "traces/examples/",
     "browse": "browse/credit_units/",
     "screening": "screening/",
+    "compare": "compare/?keys=c3,puppeteer,halo",
 }
 for _optional in ("reliability", "whats-new"):  # pages another part of the site may add
     AXE_PAGES[_optional] = f"{_optional}/"
@@ -810,6 +811,8 @@ def test_axe_finds_no_serious_or_critical_violation_in_either_scheme(browser, sa
             page = session.goto(path)
             if name == "table":
                 table_ready(page)
+            if name == "compare":
+                page.wait_for_selector("#masrl-compare-app[data-ready=true]")
             page.evaluate(axe_script)  # axe-core, once per page for every run
             if bad := serious(page.evaluate(AXE_ON_PAGE, AXE_STRUCTURE)):
                 found[name] = bad
