@@ -207,3 +207,14 @@ def test_the_committed_releases_are_intact_valid_and_cited():
     assert report.valid, report.flatten(["title", "message"])
     citation = yamlio.loads((REPO_ROOT / "CITATION.cff").read_text(encoding="utf-8"))
     assert citation["version"] == newest.version
+
+
+def test_masrl_check_reports_a_changed_release_file(project):
+    from masrl.render.build import damaged_releases
+
+    folder, _ = write_release(load_corpus(project), "2026.11")
+    assert damaged_releases(project) == []
+    (folder / "papers.csv").write_text("edited by hand\n", encoding="utf-8")
+    (damaged,) = damaged_releases(project)
+    assert damaged.path == "releases/2026.11/papers.csv"
+    assert "masrl release 2026.11 --force" in damaged.diff

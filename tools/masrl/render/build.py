@@ -91,7 +91,25 @@ def check(project: Project) -> list[StaleFile]:
         )
         if current != content:
             stale.append(StaleFile(rel, _diff(rel, current, content)))
-    return stale
+    return stale + damaged_releases(project)
+
+
+def damaged_releases(project: Project) -> list[StaleFile]:
+    """Release files that no longer match their SHA256SUMS: a published release is never edited."""
+    from masrl.render.release import list_releases, verify_release
+
+    found = []
+    for release in list_releases(project):
+        for name in verify_release(release.path):
+            rel = f"releases/{release.version}/{name}"
+            found.append(
+                StaleFile(
+                    rel,
+                    f"{rel}: differs from its SHA256SUMS; restore it (git checkout -- {rel}), "
+                    f"or cut the release again with `masrl release {release.version} --force`",
+                )
+            )
+    return found
 
 
 def _diff(rel: str, current: bytes | None, fresh: bytes) -> str:

@@ -329,12 +329,20 @@ def list_releases(project: Project) -> list[Release]:
 
 def verify_release(folder: Path) -> list[str]:
     """The files whose SHA-256 differs from SHA256SUMS (empty when the release is intact)."""
+    sums = folder / CHECKSUMS
+    if not sums.is_file():
+        return [CHECKSUMS]
     wrong = []
-    for line in (folder / CHECKSUMS).read_text(encoding="utf-8").splitlines():
-        digest, name = line.split("  ", 1)
+    for line in sums.read_text(encoding="utf-8").splitlines():
+        digest, _, name = line.partition("  ")
         path = folder / name
-        if not path.is_file() or hashlib.sha256(path.read_bytes()).hexdigest() != digest:
-            wrong.append(name)
+        if (
+            not name
+            or "/" in name
+            or not path.is_file()
+            or hashlib.sha256(path.read_bytes()).hexdigest() != digest
+        ):
+            wrong.append(name or CHECKSUMS)
     return wrong
 
 
