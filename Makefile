@@ -83,6 +83,7 @@ bench: $(SETUP)   ## print the benchmark figures
 	$(BIN)/python benchmarks/bench_import_bib.py
 	$(BIN)/python benchmarks/bench_scale.py
 	$(BIN)/python benchmarks/bench_latex.py
+	$(BIN)/python benchmarks/bench_titles.py
 
 setup: $(SETUP)
 

@@ -97,3 +97,37 @@ def test_blocking_agrees_with_brute_force_on_shared_prefixes():
         titles.append((ids.normalize_title(title), f"r{index:03d}", None))
     blocked = {(a[1], b[1]) for a, b in similar_title_pairs(titles)}
     assert planted <= blocked <= _brute_force(titles)
+
+
+def test_every_record_of_a_title_shared_by_300_is_reported(mini_project):
+    title = "Learning to Coordinate Language Agent Teams"
+    for index in range(300):
+        write_entry(
+            mini_project.root,
+            entry_data(
+                f"same{index:03d}-2025",
+                title=title,
+                identifiers={"arxiv": f"2601.{index:05d}", "doi": None, "openreview": None},
+                urls=[f"https://arxiv.org/abs/2601.{index:05d}"],
+            ),
+        )
+    problems = _duplicates(mini_project)
+    assert len(problems) == 299  # each record after the first, once
+    assert {p.path for p in problems} == {f"corpus/same{i:03d}-2025.yaml" for i in range(1, 300)}
+    assert all(
+        "near-identical to the one in corpus/same000-2025.yaml" in p.message for p in problems
+    )
+
+
+def test_near_identical_titles_are_found_beside_a_block_of_300():
+    shared = ids.normalize_title("Learning to Coordinate Language Agent Teams")
+    titles = [(shared, f"r{i:03d}", None) for i in range(300)]
+    titles.append((shared.replace("coordinate", "co ordinate"), "x-typo", None))
+    pairs = {(a[1], b[1]) for a, b in similar_title_pairs(titles)}
+    assert len(pairs) == 300 and ("r000", "x-typo") in pairs
+
+
+def test_a_title_of_thousands_of_distinct_words_is_checked():
+    words = " ".join(f"w{i}" for i in range(6000))
+    titles = [(words, "a", None), (words + " extra", "b", None)]
+    assert [(a[1], b[1]) for a, b in similar_title_pairs(titles)] == [("a", "b")]

@@ -732,7 +732,11 @@ def _duplicate_problems(
                     "duplicate-paper",
                 )
             )
-    for first, second in similar_title_pairs(titles):
+
+    def recorded_distinct(first, second) -> bool:
+        return frozenset((first[2].path.stem, second[2].path.stem)) in different_papers
+
+    for first, second in similar_title_pairs(titles, recorded_distinct):
         if frozenset((first[2].path.stem, second[2].path.stem)) in different_papers:
             continue  # recorded in distinct_papers.yaml as different papers
         pair = (first[1], second[1])

@@ -45,7 +45,7 @@ def _set_hash(words: set[str]) -> int:
     return sum(_word_hash(w) for w in words) & _MASK
 
 
-@functools.lru_cache(maxsize=1024)  # a title is looked up in several indexes, then added
+@functools.lru_cache(maxsize=64)  # a title is looked up in several indexes, then added
 def block_keys(norm: str) -> tuple[tuple[tuple, ...], tuple[tuple, ...]]:
     """(keys compared among themselves, 'one word fewer' keys compared with full word sets)."""
     words = set(norm.split())
