@@ -16,6 +16,7 @@ from click.testing import CliRunner
 from conftest import entry_data, write_entry
 from masrl.check.link_health import (
     HEALTH_FILE,
+    LinkHealth,
     LinkSettings,
     broken_links_markdown,
     check_links,
@@ -164,7 +165,7 @@ def test_every_kind_of_link_is_classified_with_its_date_and_archived_copy(
     assert markdown.startswith("3 outgoing link(s) of the corpus no longer answer:")
     assert f"- {links['dead404']} (dead, HTTP 404, checked 2026-12-01); archived copy:" in markdown
     assert links["refused"] in markdown and links["slow"] not in markdown
-    assert broken_links_markdown([state["live"]]) == ""
+    assert broken_links_markdown([state["live"], LinkHealth("https://a.org/never-reached")]) == ""
 
 
 def test_the_health_file_is_written_sorted_and_byte_identical_on_a_rerun(

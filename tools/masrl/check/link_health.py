@@ -38,7 +38,7 @@ MOVED = {301, 302, 303, 307, 308}
 PERMANENT = {301, 308}
 GONE = {404, 410}
 # What a link's status says, worst first: a report lists the dead and the unreachable.
-STATES = ("dead", "unreachable", "timeout", "error", "moved", "live")
+STATES = ("dead", "unreachable", "timeout", "error", "moved", "live", "unchecked")
 BROKEN = frozenset({"dead", "unreachable"})
 
 
