@@ -11,8 +11,10 @@ from pathlib import Path
 import pytest
 import yaml
 from click.testing import CliRunner
-from conftest import entry_data, write_entry
+from conftest import REPO_ROOT, entry_data, examples, write_entry
 from fixtures.arxiv.fake_arxiv import API_PATH, FakeArxiv, papers_handler
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from masrl.check.validate import validate_project
 from masrl.cli import main
 from masrl.errors import InputError
@@ -61,6 +63,47 @@ def test_deep_nesting_is_refused_at_its_line_without_crashing(
     messages = _messages(mini_project)
     assert "corpus/deep.yaml:2: the data nests deeper than 100 levels" in messages
     assert "corpus/dashes.yaml:3: the data nests deeper than 100 levels" in messages
+
+
+def _depth(value) -> int:
+    if isinstance(value, dict):
+        return 1 + max(map(_depth, value.values()), default=0)
+    if isinstance(value, list):
+        return 1 + max(map(_depth, value), default=0)
+    return 0
+
+
+_nested = st.recursive(
+    st.none() | st.integers() | st.text(alphabet="ab -:?[]{}#'\"", max_size=6),
+    lambda inner: (
+        st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=4), inner, max_size=3)
+    ),
+    max_leaves=40,
+)
+
+
+@settings(max_examples=examples(200), deadline=None, derandomize=True)
+@given(value=_nested, flow=st.sampled_from([None, True, False]), indent=st.sampled_from([2, 3, 4]))
+def test_the_nesting_bound_is_never_below_the_real_depth(value, flow, indent):
+    """check_depth skips its event parse when the bound is small: the bound must hold for every
+    layout, block or flow, indented or not."""
+    text = yaml.safe_dump(value, default_flow_style=flow, indent=indent, width=40)
+    for layout in (text, text.replace("\n  ", "\n")):  # also lists written without indentation
+        try:
+            real = _depth(yaml.safe_load(layout))
+        except yaml.YAMLError:
+            continue
+        assert yamlio._nesting_bound(layout) >= real, layout
+
+
+def test_record_files_need_no_second_parse_for_their_depth():
+    entry = (REPO_ROOT / "corpus").glob("*.yaml")
+    assert all(
+        yamlio._nesting_bound(path.read_text(encoding="utf-8")) <= yamlio.MAX_DEPTH
+        for path in entry
+    )
+    assert yamlio._nesting_bound("- - - - a: b\n      c: [d, [e]]\n") >= 6
+    assert yamlio._nesting_bound("a:\r  b:\r    c: 1\r") >= 3  # other line breaks: the coarse count
 
 
 def test_numbers_are_plain_decimal_and_short(mini_project):
