@@ -823,6 +823,9 @@ def validate_project(project: Project, allow_placeholders: bool = False) -> Repo
     )
 
     problems += tag_problems(project, taxonomy)
+    from masrl.screening.file_checks import screening_file_problems
+
+    problems += screening_file_problems(project)
     if not files_read:
         problems.append(
             Problem(

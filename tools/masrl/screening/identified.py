@@ -28,6 +28,15 @@ def read_identified(project, round_id: str) -> dict:
             raise InputError(
                 f"'{name}' must be a mapping", path=rel, line=data.line_of(name), hint=LAYOUT
             )
+    for name in ("identified", "duplicates"):
+        for source, hits in (data.get(name) or {}).items():
+            if not isinstance(hits or [], list):
+                raise InputError(
+                    f"{name}.{source} must be a list of identifiers, not {type(hits).__name__}",
+                    path=rel,
+                    line=data[name].line_of(source),
+                    hint=LAYOUT,
+                )
     citations = data.get("citations") or {}
     for direction, hits in citations.items():
         if direction not in DIRECTIONS or not isinstance(hits or {}, dict):

@@ -328,7 +328,14 @@ def read_decisions_file(project: Project, path: Path) -> list[Decision]:
         raise InputError(exc.message, path=rel, line=exc.line, hint=exc.hint) from exc
     items = data.get("decisions") if isinstance(data, dict) else None
     if not isinstance(items, list):
-        raise InputError("expected a mapping with a list 'decisions:'", path=rel, line=1)
+        value = items if isinstance(data, dict) else data
+        found = "list" if isinstance(value, list) else type(value).__name__  # not LineList
+        raise InputError(
+            f"expected a mapping with a list 'decisions:', found {found}",
+            path=rel,
+            line=data.line_of("decisions") if isinstance(data, dict) else 1,
+            hint="write 'decisions:' followed by '- record: ...' items (an empty round: 'decisions: []')",
+        )
     problems, decisions = [], []
     for index, item in enumerate(items):
         line = items.line_of(index) if isinstance(items, yamlio.LineList) else 1
