@@ -888,6 +888,19 @@ def test_a_chip_tells_screen_readers_its_axis_and_definition(watched):
 COUNT_LINK = re.compile(
     r'<a href="([^"#]+)"[^>]*>(?:all )?(\d+)(?: entries of the cell in the table)?</a>'
 )
+# A step of the home page's credit scale: a value's label and count, linking to its browse section.
+SCALE_LINK = re.compile(
+    r'<a href="([^"]+#[^"]+)"><span class="masrl-scale__label">[^<]*</span>'
+    r'<span class="masrl-scale__n">(\d+)</span></a>'
+)
+# The entries listed under a browse page's section (up to the next section).
+SECTION_ENTRIES = """(anchor) => {
+    let node = document.getElementById(anchor), count = 0;
+    for (node = node.nextElementSibling; node && node.tagName !== "H2"; node = node.nextElementSibling) {
+        if (node.matches("ul.masrl-entry-list")) count += node.querySelectorAll(":scope > li").length;
+    }
+    return count;
+}"""
 
 
 def count_links(site: BuiltSite) -> dict[str, dict[str, int]]:
@@ -895,9 +908,13 @@ def count_links(site: BuiltSite) -> dict[str, dict[str, int]]:
     found: dict[str, dict[str, int]] = {}
     for path in html_pages(site):
         page = page_url_path(site, path)
-        for href, count in COUNT_LINK.findall(path.read_text(encoding="utf-8")):
+        text = path.read_text(encoding="utf-8")
+        for href, count in COUNT_LINK.findall(text):
             target = urlsplit(urljoin(site.url + page.lstrip("/"), html.unescape(href)))
             found.setdefault(f"{target.path.lstrip('/')}?{target.query}", {})[page] = int(count)
+        for href, count in SCALE_LINK.findall(text):
+            target = urlsplit(urljoin(site.url + page.lstrip("/"), html.unescape(href)))
+            found.setdefault(f"{target.path.lstrip('/')}#{target.fragment}", {})[page] = int(count)
     return found
 
 
@@ -906,20 +923,25 @@ def test_every_count_that_links_to_a_list_opens_exactly_that_many_records(watche
     """Cross-tab and gap cells, counts per axis on the statistics and browse pages and an entry's
     "all N entries of the cell" each open the table filtered to exactly the records counted: the
     table keeps every filter of the link (none is dropped as unknown, `verified` included) and
-    shows as many rows as the link said. One load per distinct link, in one browser session."""
+    shows as many rows as the link said; the home page's credit scale opens browse sections
+    listing as many entries. One load per distinct link, in one browser session."""
     links = count_links(sample_site)
     pages = {page for linked_from in links.values() for page in linked_from}
     assert {"/statistics/", "/gaps/", "/browse/verified/"} <= pages
     assert any("verified=" in target for target in links)
-    assert all(target.startswith("table/?") for target in links), sorted(links)[:5]
+    sections = [target for target in links if not target.startswith("table/?")]
+    assert sections and all(re.fullmatch(r"browse/\w+/#[\w-]+", t) for t in sections), sections
     mismatches = []
     for target, linked_from in sorted(links.items()):
         page = watched.goto(target)
-        table_ready(page)
-        kept = sorted(parse_qsl(urlsplit(page.url).query))
-        if kept != sorted(parse_qsl(target.split("?", 1)[1])):
-            mismatches.append(f"{target}: the table dropped filters, kept {kept}")
-        rows = len(shown_keys(page))
+        if target in sections:  # a browse section: the entries listed under its heading
+            rows = page.evaluate(SECTION_ENTRIES, target.split("#", 1)[1])
+        else:
+            table_ready(page)
+            kept = sorted(parse_qsl(urlsplit(page.url).query))
+            if kept != sorted(parse_qsl(target.split("?", 1)[1])):
+                mismatches.append(f"{target}: the table dropped filters, kept {kept}")
+            rows = len(shown_keys(page))
         mismatches += [
             f"{origin} links {count} to {target}, which shows {rows} rows"
             for origin, count in linked_from.items()
