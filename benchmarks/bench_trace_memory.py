@@ -16,7 +16,7 @@ Inputs, generated into a temporary directory, each as large as the default caps 
   byte holds), and a small trace carrying one string that fills the byte cap with an astral
   character in it (Python then stores four bytes a character);
 * ASReview project files whose data file, or whose ``results.db``, fills the unpacked cap,
-  read by ``masrl screen import`` (on a corpus with no matching record: the command reads the
+  or holding as many labelled records as ``MAX_LABELLED_ROWS`` allows, read by ``masrl screen import`` (on a corpus with no matching record: the command reads the
   whole project, then refuses, writing nothing; what is measured is the reading).
 
 Each command runs once in a fresh subprocess started by the minimal launcher of
@@ -41,7 +41,7 @@ sys.path.insert(0, str(REPO_ROOT / "tools"))
 sys.path.insert(0, str(REPO_ROOT / "benchmarks"))
 
 from bench_traces import masrl, measure, synthetic_trace  # noqa: E402
-from masrl.screening.asreview_io import MAX_PROJECT_BYTES  # noqa: E402
+from masrl.screening.asreview_io import MAX_LABELLED_ROWS, MAX_PROJECT_BYTES  # noqa: E402
 from masrl.traces.io import DEFAULT_MAX_TRACE_BYTES, DEFAULT_MAX_TRACE_EVENTS  # noqa: E402
 
 TARGET_MIB = 1024
@@ -116,10 +116,10 @@ def write_native_trace(path: Path, events: int, max_bytes: int) -> int:
         events = int(events * max_bytes / len(data) * 0.99)
 
 
-def write_asreview(path: Path, data_bytes: int, db_bytes: int) -> None:
+def write_asreview(path: Path, data_bytes: int, db_bytes: int, labelled: int = 10) -> None:
     """A version 3 project: a masrl-export CSV data file of about ``data_bytes`` and a
-    ``results.db`` of about ``db_bytes`` (record abstracts), with a few labelled rows whose
-    titles match nothing in any corpus."""
+    ``results.db`` of about ``db_bytes`` (record abstracts), with ``labelled`` labelled rows
+    whose titles match nothing in any corpus."""
     with tempfile.TemporaryDirectory() as folder:
         database = Path(folder) / "results.db"
         connection = sqlite3.connect(database)
@@ -129,14 +129,15 @@ def write_asreview(path: Path, data_bytes: int, db_bytes: int) -> None:
             "CREATE TABLE results (record_id INTEGER, label INTEGER, time REAL, note TEXT,"
             " user_id INTEGER);"
         )
-        abstract = "x" * 4000
-        rows = max(10, db_bytes // 4100)
+        abstract = "x" * (4000 if db_bytes > labelled * 4100 else 10)
+        rows = max(labelled, db_bytes // 4100)
         connection.executemany(
             "INSERT INTO record VALUES (?, ?, ?, NULL, NULL, ?)",
             ((n, f"Unmatched benchmark title {n}", abstract, n) for n in range(rows)),
         )
         connection.executemany(
-            "INSERT INTO results VALUES (?, 1, 1750000000.0, NULL, 1)", ((n,) for n in range(10))
+            "INSERT INTO results VALUES (?, 1, 1750000000.0, 'a note', 1)",
+            ((n,) for n in range(labelled)),
         )
         connection.commit()
         connection.close()
@@ -217,6 +218,9 @@ def main() -> int:
         # The other members take about 1 MiB; the data file may overshoot by a row.
         write_asreview(data_project, project_bytes - 3 * 2**20, 2**20)
         write_asreview(db_project, 2**20, project_bytes - 3 * 2**20)
+        rows_project = folder / "rows.asreview"
+        labelled = 2_000 if arguments.quick else MAX_LABELLED_ROWS
+        write_asreview(rows_project, 2**20, 0, labelled)
         root = screening_root(folder)
         cases = [
             (
@@ -262,6 +266,16 @@ def main() -> int:
                     (
                         "screen import",
                         masrl("screen", "import", str(db_project), "--root", str(root)),
+                    )
+                ],
+            ),
+            (
+                f"ASReview, {labelled:,} labelled records",
+                bare(COUNT_BYTES, rows_project),
+                [
+                    (
+                        "screen import",
+                        masrl("screen", "import", str(rows_project), "--root", str(root)),
                     )
                 ],
             ),

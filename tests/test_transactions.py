@@ -290,6 +290,10 @@ BAD_PROJECTS = {
         lambda p: asreview_file(p, [GOOD], config={"project_file_version": 3, "pad": "x" * 10**7}),
         "project.json: project.json inside the project file is larger than 10 MB",
     ),
+    "a title of more than 10,000 characters": (
+        lambda p: asreview_file(p, [GOOD, ("x" * 10_000, 0, None)]),
+        "results.db: ASReview record 2: the title is longer than 10,000 characters",
+    ),
     "bad CRC": (
         lambda p: damaged(asreview_file(p, [GOOD], compression=zipfile.ZIP_STORED), "results.db"),
         "results.db: the member results.db is damaged (Bad CRC-32",
@@ -332,6 +336,19 @@ def test_a_ris_data_file_is_streamed_for_its_ids(tmp_path):
     assert row.masrl_id == "2606.00002"
     with pytest.raises(InputError, match="the member data/export.ris is damaged"):
         read_project(damaged(path, "data/export.ris"))
+
+
+def test_a_project_with_more_labelled_rows_than_the_cap_is_refused(tmp_path, monkeypatch):
+    """Every labelled row is held until all are checked: their number is capped."""
+    from masrl.screening import asreview_io
+
+    path = asreview_file(tmp_path / "lab.asreview", [GOOD, ("2606.00004", 0, None)])
+    monkeypatch.setattr(asreview_io, "MAX_LABELLED_ROWS", 2)
+    assert len(read_project(path)) == 2
+    monkeypatch.setattr(asreview_io, "MAX_LABELLED_ROWS", 1)
+    with pytest.raises(InputError, match="more than 1 labelled records") as caught:
+        read_project(path)
+    assert "split the review" in caught.value.hint
 
 
 def test_a_good_hand_made_project_imports(screening, tmp_path):

@@ -57,6 +57,10 @@ EXPORT_COLUMNS = (
 )
 MAX_PROJECT_BYTES = 500_000_000  # uncompressed; a bigger "project" is refused rather than unpacked
 MAX_CONFIG_BYTES = 10_000_000  # project.json: a few kilobytes as ASReview writes it
+# Every labelled row is held (checked before anything is written): about 1 KB each.
+MAX_LABELLED_ROWS = 200_000
+MAX_FIELD_CHARS = 10_000  # title, doi, url, note of one row; longer is refused, never cut
+TEXT_COLUMNS = ("title", "doi", "url", "note")
 COPY_CHUNK = 2**20
 ZIP_DAMAGE = (zipfile.BadZipFile, zlib.error, EOFError)
 
@@ -362,15 +366,26 @@ def _ris_ids(text: IO[str]) -> dict[int, str]:
     }
 
 
+def _capped(column: str) -> str:
+    """SQL for a text column read no longer than one character past the limit (so one huge
+    value is refused without being read whole); other types as they are, for the type check."""
+    return (
+        f"CASE WHEN typeof({column}) IN ('text', 'blob') "
+        f"THEN substr({column}, 1, {MAX_FIELD_CHARS + 1}) ELSE {column} END"
+    )
+
+
 def _labelled_rows(database: Path, data_rows: dict[int, str], shown: str) -> list[LabelledRow]:
     try:
         connection = sqlite3.connect(f"file:{database}?mode=ro", uri=True)
         try:
             rows = connection.execute(
-                "SELECT res.record_id, rec.title, rec.doi, rec.url, rec.dataset_row, res.label, res.time, res.note, res.user_id "
+                f"SELECT res.record_id, {_capped('rec.title')}, {_capped('rec.doi')}, "
+                f"{_capped('rec.url')}, rec.dataset_row, res.label, res.time, "
+                f"{_capped('res.note')}, res.user_id "
                 "FROM results AS res JOIN record AS rec ON rec.record_id = res.record_id "
                 "WHERE res.label IS NOT NULL ORDER BY res.rowid"
-            ).fetchall()
+            ).fetchmany(MAX_LABELLED_ROWS + 1)
         finally:
             connection.close()
     except sqlite3.DatabaseError as exc:
@@ -382,6 +397,13 @@ def _labelled_rows(database: Path, data_rows: dict[int, str], shown: str) -> lis
     # Every row is checked here, before anything is matched or written: a bad value names its row.
     result = []
     where = f"{shown}:results.db"
+    if len(rows) > MAX_LABELLED_ROWS:
+        raise InputError(
+            f"the project holds more than {MAX_LABELLED_ROWS:,} labelled records, "
+            "more than masrl imports at once",
+            path=where,
+            hint="split the review into several ASReview projects and import each",
+        )
     for number, (record_id, title, doi, url, dataset_row, label, time, note, user) in enumerate(
         rows, start=1
     ):
@@ -398,10 +420,17 @@ def _labelled_rows(database: Path, data_rows: dict[int, str], shown: str) -> lis
                 path=where,
                 hint=fix,
             )
-        for column, value in (("title", title), ("doi", doi), ("url", url), ("note", note)):
+        for column, value in zip(TEXT_COLUMNS, (title, doi, url, note), strict=True):
             if value is not None and not isinstance(value, str):
                 raise InputError(
                     f"ASReview record {record_id}: the {column} is a {type(value).__name__}, not text",
+                    path=where,
+                    hint=fix,
+                )
+            if value is not None and len(value) > MAX_FIELD_CHARS:
+                raise InputError(
+                    f"ASReview record {record_id}: the {column} is longer than "
+                    f"{MAX_FIELD_CHARS:,} characters",
                     path=where,
                     hint=fix,
                 )
