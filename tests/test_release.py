@@ -15,7 +15,7 @@ from conftest import REPO_ROOT, entry_data, write_entry
 from masrl.check.validate import load_corpus
 from masrl.cli import main
 from masrl.errors import InputError, UsageError
-from masrl.exports.csv import PAPERS_HEADER
+from masrl.exports.csv import PAPERS_HEADER, export_csv, masrl_header
 from masrl.model import yamlio
 from masrl.model.project import Project
 from masrl.render.release import (
@@ -59,6 +59,12 @@ def project(mini_project) -> Project:
     return mini_project
 
 
+def table_columns(folder) -> list[str]:
+    import pyarrow.parquet as pq
+
+    return pq.read_schema(folder / "papers.parquet").names
+
+
 def release_bytes(folder) -> dict[str, bytes]:
     return {p.name: p.read_bytes() for p in sorted(folder.iterdir())}
 
@@ -83,15 +89,18 @@ def test_a_release_holds_every_format_and_frictionless_accepts_its_package(proje
     }
     assert verify_release(folder) == []
 
-    survey = list(csv.reader(io.StringIO((folder / "papers-survey.csv").read_text("utf-8"))))
-    assert tuple(survey[0]) == PAPERS_HEADER and len(survey) == 4
-    masrl_header = next(csv.reader(io.StringIO((folder / "papers.csv").read_text("utf-8"))))
-    assert {"authors", "credit_mechanism", "sub_decisions", "code"} <= set(masrl_header)
+    corpus = load_corpus(project)
+    survey = (folder / "papers-survey.csv").read_text("utf-8")
+    assert survey == export_csv(corpus, "papers")  # the same writers as `masrl export csv`
+    assert tuple(next(csv.reader(io.StringIO(survey)))[: len(PAPERS_HEADER)]) == PAPERS_HEADER
+    assert (folder / "papers.csv").read_text("utf-8") == export_csv(corpus, "masrl")
+    assert table_columns(folder) == list(masrl_header(corpus.taxonomy))
     table = pq.read_table(folder / "papers.parquet")
     assert table.num_rows == 3 and table.column("key").to_pylist() == sorted(
         ["alpha2025", "beta2024", "gamma2023"]
     )
     assert table.schema.field("reward_types").type.value_type == "string"  # a list, not text
+    assert table.schema.field("reward_families").type.value_type == "string"
     assert (folder / "papers.bib").read_text(encoding="utf-8").count("@") == 3
     flow = json.loads((folder / "flow.json").read_text(encoding="utf-8"))
     assert flow.get("round", "2026-11") == "2026-11"

@@ -188,12 +188,6 @@ def papers_csv(entries: list[Entry], taxonomy: Taxonomy) -> str:
     return _render(full_papers_header(taxonomy), rows)
 
 
-def survey_papers_csv(entries: list[Entry], taxonomy: Taxonomy) -> str:
-    """The survey artifact's columns only, as its scripts read them (masrl's columns left out)."""
-    rows = [entry_row(e, taxonomy) for e in sorted(entries, key=lambda e: e.key)]
-    return _render(PAPERS_HEADER, rows)
-
-
 def exclusions_csv(records: list[Exclusion], taxonomy: Taxonomy) -> str:
     return _render(
         EXCLUSIONS_HEADER,
@@ -215,7 +209,8 @@ def masrl_header(taxonomy: Taxonomy) -> tuple[str, ...]:
     return tuple(columns)
 
 
-def _field(entry: Entry, name: str, taxonomy: Taxonomy):
+def field_value(entry: Entry, name: str, taxonomy: Taxonomy):
+    """A column of masrl's layout for one entry: a model field, or one derived from it."""
     if name == "reward_families":
         return taxonomy.reward_families_of(entry.reward_types)
     return getattr(entry, name)
@@ -231,7 +226,7 @@ def masrl_cell(value) -> str:
 
 
 def masrl_row(entry: Entry, taxonomy: Taxonomy) -> dict[str, str]:
-    return {name: masrl_cell(_field(entry, name, taxonomy)) for name in masrl_header(taxonomy)}
+    return {name: masrl_cell(field_value(entry, name, taxonomy)) for name in masrl_header(taxonomy)}
 
 
 def masrl_csv(entries: list[Entry], taxonomy: Taxonomy) -> str:

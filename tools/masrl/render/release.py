@@ -26,7 +26,7 @@ from masrl.check.snapshot import PUBLISHED_SNAPSHOT, published_snapshot
 from masrl.derive.flow import RoundFlow, compute_flow
 from masrl.errors import InputError, UsageError
 from masrl.exports.bibtex import export_bibtex
-from masrl.exports.csv import exclusions_csv, papers_csv, survey_papers_csv
+from masrl.exports.csv import exclusions_csv, field_value, masrl_csv, masrl_header, papers_csv
 from masrl.exports.json import corpus_document
 from masrl.files import write_atomic
 from masrl.model import yamlio
@@ -49,8 +49,8 @@ DATA_LICENSE = {
 # (file, resource name, format, media type, what it holds); CSV resources get a table schema.
 RELEASE_FILES = (
     ("corpus.json", "corpus", "json", "application/json", "Every entry and exclusion record, and the vocabularies"),
-    ("papers.csv", "papers", "csv", "text/csv", "Entries, masrl's layout: the survey's columns, then every other field"),
-    ("papers-survey.csv", "papers-survey", "csv", "text/csv", "Entries in the survey artifact's CSV layout"),
+    ("papers.csv", "papers", "csv", "text/csv", "Entries in masrl's layout: every field under its name, lists as JSON (`masrl export csv --kind masrl`)"),
+    ("papers-survey.csv", "papers-survey", "csv", "text/csv", "Entries in the survey artifact's layout, masrl's fields after its columns (`masrl export csv`)"),
     ("exclusions.csv", "exclusions", "csv", "text/csv", "The screening log of excluded records (survey layout)"),
     ("papers.parquet", "papers-parquet", "parquet", "application/vnd.apache.parquet", "Entries as Parquet: masrl's columns, lists as lists"),
     ("papers.bib", "bibtex", "bib", "application/x-bibtex", "BibTeX of every entry"),
@@ -120,19 +120,21 @@ def _parquet(corpus: Corpus) -> bytes:
             hint="install masrl with the sets extra: scripts/sync.sh sets dev",
         ) from exc
 
-    specs = entry_specs(corpus.taxonomy)
+    # masrl's CSV layout (every model field, derived fields after their source), typed.
+    kinds = {s.name: s.kind for s in entry_specs(corpus.taxonomy)}
     entries = sorted(corpus.entries, key=lambda e: e.key)
     columns: dict[str, pa.Array] = {}
-    for spec in specs:
-        values = [getattr(e, spec.name) for e in entries]
-        if spec.kind in ("tags", "urls", "authors"):
-            columns[spec.name] = pa.array([list(v) for v in values], pa.list_(pa.string()))
-        elif spec.kind == "int":
-            columns[spec.name] = pa.array(values, pa.int64())
-        elif spec.kind == "bool":
-            columns[spec.name] = pa.array(values, pa.bool_())
-        elif spec.kind in ("identifiers", "evidence", "corrections", "links"):
-            columns[spec.name] = pa.array(
+    for name in masrl_header(corpus.taxonomy):
+        kind = kinds.get(name, "tags")  # a derived column is a list of ids
+        values = [field_value(e, name, corpus.taxonomy) for e in entries]
+        if kind in ("tags", "urls", "authors"):
+            columns[name] = pa.array([list(v) for v in values], pa.list_(pa.string()))
+        elif kind == "int":
+            columns[name] = pa.array(values, pa.int64())
+        elif kind == "bool":
+            columns[name] = pa.array(values, pa.bool_())
+        elif kind in ("identifiers", "evidence", "corrections", "links"):
+            columns[name] = pa.array(
                 [
                     json.dumps(_plain(v), sort_keys=True, ensure_ascii=False) if v else None
                     for v in values
@@ -140,9 +142,7 @@ def _parquet(corpus: Corpus) -> bytes:
                 pa.string(),
             )
         else:
-            columns[spec.name] = pa.array(
-                [None if v is None else str(v) for v in values], pa.string()
-            )
+            columns[name] = pa.array([None if v is None else str(v) for v in values], pa.string())
     buffer = io.BytesIO()
     # No statistics or page index: the bytes depend on the data alone.
     pq.write_table(pa.table(columns), buffer, compression="zstd", write_statistics=False)
@@ -239,8 +239,8 @@ def release_files(corpus: Corpus, version: str) -> dict[str, bytes]:
     previous = _previous_release(project, version)
     files = {
         "corpus.json": _json(document),
-        "papers.csv": papers_csv(corpus.entries, corpus.taxonomy).encode("utf-8"),
-        "papers-survey.csv": survey_papers_csv(corpus.entries, corpus.taxonomy).encode("utf-8"),
+        "papers.csv": masrl_csv(corpus.entries, corpus.taxonomy).encode("utf-8"),
+        "papers-survey.csv": papers_csv(corpus.entries, corpus.taxonomy).encode("utf-8"),
         "exclusions.csv": exclusions_csv(corpus.exclusions, corpus.taxonomy).encode("utf-8"),
         "papers.parquet": _parquet(corpus),
         "papers.bib": export_bibtex(sorted(corpus.entries, key=lambda e: e.key)).encode("utf-8"),
