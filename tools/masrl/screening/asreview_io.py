@@ -28,7 +28,7 @@ import sqlite3
 import tempfile
 import zipfile
 import zlib
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -350,11 +350,14 @@ def _csv_ids(text: IO[str], delimiter: str, where: str) -> dict[int, str]:
 
 
 def _ris_ids(text: IO[str]) -> dict[int, str]:
-    """dataset_row -> masrl_id from a RIS data file (its ID tags), read as ASReview reads it."""
+    """dataset_row -> masrl_id from a RIS data file (its ID tags), read as ASReview reads it:
+    by rispy, given only the lines that open, close or identify a record (with the ID's
+    continuation lines), so a data file of hundreds of megabytes is not held as records."""
     import rispy
 
+    parser = rispy.RisParser(skip_unknown_tags=True)
     try:
-        entries = rispy.load(text, skip_unknown_tags=True)  # drops a byte-order mark itself
+        entries = parser.parse_lines(_record_id_lines(text, parser))
     except ZIP_DAMAGE:  # the member, not its RIS: reported by _member
         raise
     except Exception:  # noqa: BLE001  (a RIS file rispy cannot read: match by identifiers and titles)
@@ -364,6 +367,20 @@ def _ris_ids(text: IO[str]) -> dict[int, str]:
         for row, entry in enumerate(entries)
         if isinstance(entry.get("id"), str) and entry["id"].strip()
     }
+
+
+RIS_RECORD_TAGS = frozenset({"TY", "ID", "ER"})  # start, masrl id, end
+
+
+def _record_id_lines(lines: Iterable[str], parser) -> Iterator[str]:
+    keep = False
+    for number, line in enumerate(lines):
+        if number == 0:
+            line = line.lstrip("\ufeff")  # rispy drops a byte-order mark the same way
+        if parser.is_tag(line):
+            keep = parser.get_tag(line) in RIS_RECORD_TAGS
+        if keep:
+            yield line
 
 
 def _capped(column: str) -> str:
