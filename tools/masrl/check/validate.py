@@ -165,6 +165,28 @@ class _RecordChecker:
                 )
             return
         getattr(self, f"_check_{spec.kind}")(spec, value)
+        if spec.max_length is not None:
+            self._check_length(spec, value)
+
+    def _check_length(self, spec: FieldSpec, value) -> None:
+        """A free-text value within its limit (model/records.py MAX_LENGTH)."""
+        if isinstance(value, str):
+            items = [((spec.name,), value)]
+        elif isinstance(value, list):
+            items = [((spec.name, i), v) for i, v in enumerate(value) if isinstance(v, str)]
+        elif isinstance(value, dict):
+            items = [((spec.name, k), v) for k, v in value.items() if isinstance(v, str)]
+        else:
+            items = []
+        for keys, text in items:
+            if len(text) > spec.max_length:
+                what = spec.name if len(keys) == 1 else f"{spec.name} ({keys[1]})"
+                self.add(
+                    keys,
+                    f"'{what}' is {len(text):,} characters long; the limit is {spec.max_length:,}",
+                    f"shorten it to at most {spec.max_length:,} characters",
+                    "too-long",
+                )
 
     # -- kinds ---------------------------------------------------------------------------------
 

@@ -48,6 +48,7 @@ class Kind:
 
     kind: str
     position: int
+    max_length: int | None = None  # characters of the value, or of each item of a list or mapping
 
 
 @dataclass(frozen=True)
@@ -61,6 +62,7 @@ class FieldSpec:
     axis: str | None = None
     nullable: bool = False
     position: int = 0
+    max_length: int | None = None
 
 
 # Links to a work's artifacts, in the order a reader looks for them; each field of an entry holds a
@@ -74,26 +76,60 @@ ARTIFACT_LINKS = {
 LINK_KEYS = ("url", "source")
 
 
-def _core(kind: str, position: int, description: str, annotation: Any = str, *, default: Any = ...):
-    return Annotated[annotation, Kind(kind, position)], Field(default, description=description)
+def _core(
+    kind: str,
+    position: int,
+    description: str,
+    annotation: Any = str,
+    *,
+    default: Any = ...,
+    max_length: int | None = None,
+):
+    return Annotated[annotation, Kind(kind, position, max_length)], Field(
+        default, description=description
+    )
+
+
+# The longest value a free-text field takes, in characters (of each item for lists and
+# mappings): bounds what validate, the site and the exports process, and goes into the JSON
+# Schemas as maxLength. The real corpus's longest: title 140, summary 327, notes 703.
+MAX_LENGTH = {
+    "title": 500,
+    "summary": 2_000,
+    "rationale": 2_000,
+    "notes": 5_000,
+    "sub_decision_evidence": 1_000,
+    "affiliation": 300,
+    "authors": 300,
+    "venue": 200,
+    "journal_ref": 500,
+    "screened_by": 200,
+    "round": 100,
+    "primary_category": 50,
+}
 
 
 ENTRY_CORE = {
     "key": _core(
         "key", 1, "Unique key; the file is corpus/<key>.yaml. Lower case, digits and dashes."
     ),
-    "title": _core("text", 2, "Title as published."),
+    "title": _core("text", 2, "Title as published.", max_length=MAX_LENGTH["title"]),
     "authors": _core(
         "authors",
         3,
         "Authors in order, first author first, as 'Surname, Given' or an organisation name.",
         tuple[str, ...],
+        max_length=MAX_LENGTH["authors"],
     ),
     "authors_complete": _core(
         "bool", 4, "false when the author list is cut short (BibTeX 'and others').", bool
     ),
     "affiliation": _core(
-        "str", 5, "Affiliation of the first author or team; null when unknown.", str | None
+        "str",
+        5,
+        "Affiliation of the first author or team; null when unknown.",
+        str | None,
+        max_length=MAX_LENGTH["affiliation"],
     ),
     "year": _core("int", 6, "Year of the version the survey cites.", int),
     "venue": _core(
@@ -101,6 +137,7 @@ ENTRY_CORE = {
         7,
         "Venue as cited: a label of taxonomy/venues.yaml, optionally with the venue's year, "
         "e.g. 'NeurIPS 2025', 'arXiv', 'Blog'.",
+        max_length=MAX_LENGTH["venue"],
     ),
     "identifiers": _core(
         "identifiers",
@@ -127,25 +164,56 @@ ENTRY_CORE = {
         "For each sub-decision tag, one line in our own words: which part of the method learns or fixes it.",
         dict[str, str] | None,
         default=None,
+        max_length=MAX_LENGTH["sub_decision_evidence"],
     ),
-    "summary": _core("text", 30, "One sentence, in our own words, on what the work does."),
+    "summary": _core(
+        "text",
+        30,
+        "One sentence, in our own words, on what the work does.",
+        max_length=MAX_LENGTH["summary"],
+    ),
     "notes": _core(
-        "str", 31, "Curator notes in our own words; may be empty.", str | None, default=None
+        "str",
+        31,
+        "Curator notes in our own words; may be empty.",
+        str | None,
+        default=None,
+        max_length=MAX_LENGTH["notes"],
     ),
     "latest_version": _core(
         "version", 32, "Latest arXiv version seen, e.g. v3.", str | None, default=None
     ),
     "primary_category": _core(
-        "str", 33, "arXiv primary category, e.g. cs.LG.", str | None, default=None
+        "str",
+        33,
+        "arXiv primary category, e.g. cs.LG.",
+        str | None,
+        default=None,
+        max_length=MAX_LENGTH["primary_category"],
     ),
     "journal_ref": _core(
-        "str", 34, "Journal reference reported by arXiv.", str | None, default=None
+        "str",
+        34,
+        "Journal reference reported by arXiv.",
+        str | None,
+        default=None,
+        max_length=MAX_LENGTH["journal_ref"],
     ),
     "added": _core("date", 35, "Date the entry entered the corpus, YYYY-MM-DD."),
     "round": _core(
-        "str", 36, "Screening round that brought the entry (an id from screening/rounds.yaml)."
+        "str",
+        36,
+        "Screening round that brought the entry (an id from screening/rounds.yaml).",
+        max_length=MAX_LENGTH["round"],
     ),
-    "screened_by": _core("str", 37, "Who screened it (free text).", str | None, default=None),
+    "screened_by": _core(
+        "str",
+        37,
+        "Who screened it (free text).",
+        str | None,
+        default=None,
+        max_length=MAX_LENGTH["screened_by"],
+    ),
     "corrections": _core(
         "corrections",
         40,
@@ -159,7 +227,9 @@ EXCLUSION_CORE = {
     "record_id": _core(
         "record_id", 1, "Record id, E followed by digits; the file is exclusions/<record_id>.yaml."
     ),
-    "title": _core("text", 4, "Title or label of the screened record."),
+    "title": _core(
+        "text", 4, "Title or label of the screened record.", max_length=MAX_LENGTH["title"]
+    ),
     "identifier": _core(
         "record_identifier",
         5,
@@ -167,11 +237,26 @@ EXCLUSION_CORE = {
     ),
     "url": _core("url", 6, "Link to the record."),
     "date_screened": _core("date", 7, "Date of the screening decision, YYYY-MM-DD."),
-    "rationale": _core("text", 10, "One or two sentences, in our own words, on why it is out."),
-    "round": _core(
-        "str", 11, "Screening round of the decision (an id from screening/rounds.yaml)."
+    "rationale": _core(
+        "text",
+        10,
+        "One or two sentences, in our own words, on why it is out.",
+        max_length=MAX_LENGTH["rationale"],
     ),
-    "screened_by": _core("str", 12, "Who screened it (free text).", str | None, default=None),
+    "round": _core(
+        "str",
+        11,
+        "Screening round of the decision (an id from screening/rounds.yaml).",
+        max_length=MAX_LENGTH["round"],
+    ),
+    "screened_by": _core(
+        "str",
+        12,
+        "Who screened it (free text).",
+        str | None,
+        default=None,
+        max_length=MAX_LENGTH["screened_by"],
+    ),
 }
 
 # Fields that may be left out of a file although the model gives them a default.
@@ -291,7 +376,14 @@ def record_specs(model: type[Record]) -> tuple[FieldSpec, ...]:
         required = info.is_required()
         specs.append(
             FieldSpec(
-                name, kind.kind, info.description or "", required, axis, nullable, kind.position
+                name,
+                kind.kind,
+                info.description or "",
+                required,
+                axis,
+                nullable,
+                kind.position,
+                kind.max_length,
             )
         )
     return tuple(specs)

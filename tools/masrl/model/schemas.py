@@ -135,6 +135,9 @@ def _field_schema(spec: FieldSpec, taxonomy: Taxonomy) -> dict:
         }
     else:  # pragma: no cover - a new kind must be taught here
         raise ValueError(f"no schema for field kind {kind}")
+    if spec.max_length is not None:  # of the text, or of each item (MAX_LENGTH in records.py)
+        target = {"array": "items", "object": "additionalProperties"}.get(schema.get("type"))
+        (schema[target] if target else schema)["maxLength"] = spec.max_length
     if (
         spec.nullable
         and kind not in ("tag",)
