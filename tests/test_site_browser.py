@@ -893,6 +893,16 @@ SCALE_LINK = re.compile(
     r'<a href="([^"]+#[^"]+)"><span class="masrl-scale__label">[^<]*</span>'
     r'<span class="masrl-scale__n">(\d+)</span></a>'
 )
+# A card of the home page's headline: a count linking to the page that lists what it counts.
+CARD_LINK = re.compile(
+    r'<a class="masrl-stat" href="([^"]+)"><span class="masrl-stat__n">(\d+)</span>'
+)
+# What each such page lists, one element per record (or per year).
+LISTED = {
+    "papers/": "ul.masrl-papers > li",
+    "screening/": ".masrl-record-id",
+    "browse/year/": "article h2[id]",
+}
 # The entries listed under a browse page's section (up to the next section).
 SECTION_ENTRIES = """(anchor) => {
     let node = document.getElementById(anchor), count = 0;
@@ -912,6 +922,9 @@ def count_links(site: BuiltSite) -> dict[str, dict[str, int]]:
         for href, count in COUNT_LINK.findall(text):
             target = urlsplit(urljoin(site.url + page.lstrip("/"), html.unescape(href)))
             found.setdefault(f"{target.path.lstrip('/')}?{target.query}", {})[page] = int(count)
+        for href, count in CARD_LINK.findall(text):
+            target = urlsplit(urljoin(site.url + page.lstrip("/"), html.unescape(href)))
+            found.setdefault(target.path.lstrip("/"), {})[page] = int(count)
         for href, count in SCALE_LINK.findall(text):
             target = urlsplit(urljoin(site.url + page.lstrip("/"), html.unescape(href)))
             found.setdefault(f"{target.path.lstrip('/')}#{target.fragment}", {})[page] = int(count)
@@ -923,18 +936,21 @@ def test_every_count_that_links_to_a_list_opens_exactly_that_many_records(watche
     """Cross-tab and gap cells, counts per axis on the statistics and browse pages and an entry's
     "all N entries of the cell" each open the table filtered to exactly the records counted: the
     table keeps every filter of the link (none is dropped as unknown, `verified` included) and
-    shows as many rows as the link said; the home page's credit scale opens browse sections
-    listing as many entries. One load per distinct link, in one browser session."""
+    shows as many rows as the link said; the home page's cards open the pages listing what they
+    count, and its credit scale browse sections listing as many entries. One load per distinct link, in one browser session."""
     links = count_links(sample_site)
     pages = {page for linked_from in links.values() for page in linked_from}
     assert {"/statistics/", "/gaps/", "/browse/verified/"} <= pages
     assert any("verified=" in target for target in links)
-    sections = [target for target in links if not target.startswith("table/?")]
+    assert set(LISTED) <= set(links)  # the home page's cards
+    sections = [t for t in links if not t.startswith("table/?") and t not in LISTED]
     assert sections and all(re.fullmatch(r"browse/\w+/#[\w-]+", t) for t in sections), sections
     mismatches = []
     for target, linked_from in sorted(links.items()):
         page = watched.goto(target)
-        if target in sections:  # a browse section: the entries listed under its heading
+        if target in LISTED:
+            rows = page.locator(LISTED[target]).count()
+        elif target in sections:  # a browse section: the entries listed under its heading
             rows = page.evaluate(SECTION_ENTRIES, target.split("#", 1)[1])
         else:
             table_ready(page)

@@ -43,7 +43,8 @@ def headline(ctx: SiteContext, page: str) -> str:
             "excluded records, each with a reason",
             html_href(page, "screening.md"),
         ),
-        (ctx.corpus.audited, "records audited", html_href(page, "screening.md")),
+        # no page lists every audited record (entries and exclusions), so this count links nowhere
+        (ctx.corpus.audited, "records audited", None),
         (
             len({e.year for e in ctx.corpus.entries}),
             "publication years",
@@ -51,8 +52,10 @@ def headline(ctx: SiteContext, page: str) -> str:
         ),
     ]
     cards = [
-        f'<a class="masrl-stat" href="{link}"><span class="masrl-stat__n">{n}</span>'
-        f'<span class="masrl-stat__label">{md_text(label)}</span></a>'
+        (f'<a class="masrl-stat" href="{link}">' if link else '<div class="masrl-stat">')
+        + f'<span class="masrl-stat__n">{n}</span>'
+        + f'<span class="masrl-stat__label">{md_text(label)}</span>'
+        + ("</a>" if link else "</div>")
         for n, label, link in counts
     ]
     return '<div class="masrl-stats">\n' + "\n".join(cards) + "\n</div>"
