@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -116,18 +117,19 @@ def _yaml_files(folder: Path) -> list[Path]:
     return sorted(folder.glob("*.yaml"), key=lambda path: path.name)
 
 
-def read_records(paths: list[Path]) -> list[RawRecord]:
-    records = []
+def iter_records(paths: list[Path]) -> Iterator[RawRecord]:
+    """Read the files one at a time (a caller that keeps little of each holds little)."""
     for path in paths:
         try:
-            records.append(RawRecord(path, yamlio.load_file(path)))
+            yield RawRecord(path, yamlio.load_file(path))
         except yamlio.YamlError as exc:
-            records.append(RawRecord(path, None, exc))
+            yield RawRecord(path, None, exc)
         except OSError as exc:
-            records.append(
-                RawRecord(path, None, yamlio.YamlError(f"cannot read the file: {exc.strerror}"))
-            )
-    return records
+            yield RawRecord(path, None, yamlio.YamlError(f"cannot read the file: {exc.strerror}"))
+
+
+def read_records(paths: list[Path]) -> list[RawRecord]:
+    return list(iter_records(paths))
 
 
 @dataclass
