@@ -77,6 +77,8 @@ class Axis:
     order: int = 0
     record_field: FieldDecl | None = None  # None for an axis no record carries
     derived_name: str | None = None  # a field computed from another axis (reward families)
+    derived_from: str | None = None  # the axis whose values roll up into this one
+    derived_by: str | None = None  # the key of those values that names this axis's value
     show: dict = field(default_factory=dict)  # place -> position, plus crosstabs/unused_values/hue
 
     @property
@@ -217,7 +219,9 @@ class Taxonomy:
 
     @cached_property
     def family_of_reward_type(self) -> dict[str, str]:
-        return {v.id: v.extra["family"] for v in self.axes["reward_types"].values}
+        """reward_families.yaml's derivation: each value of its `from` axis, by its `by` key."""
+        families = self["reward_families"]
+        return {v.id: v.extra[families.derived_by] for v in self.axes[families.derived_from].values}
 
     def reward_families_of(self, reward_types: tuple[str, ...]) -> tuple[str, ...]:
         """The families an entry's reward types roll up into (the derived reward_families
@@ -307,8 +311,16 @@ def _load_axis(path: Path) -> Axis:
         order,
         field_decl,
         derived.get("name"),
+        derived.get("from"),
+        derived.get("by"),
         show,
     )
+
+
+def _value_line(path: Path, value_id: str) -> int:
+    raw = yamlio.load_file(path)
+    values = raw["values"]
+    return next((values.line_of(i) for i, v in enumerate(values) if str(v["id"]) == value_id), 1)
 
 
 def _check_heatmaps(raw: Any, path: Path) -> None:
@@ -446,11 +458,28 @@ def _read_taxonomy(directory: Path) -> Taxonomy:
                 path=directory / (axis_name + ".yaml"),
             )
         seen[name] = axis_name
-    families = set(axes["reward_families"].ids)
-    for value in axes["reward_types"].values:
-        if value.extra.get("family") not in families:
+    for axis in axes.values():  # a derivation names an axis, and each of its values rolls up
+        if not axis.derived_name:
+            continue
+        where = directory / f"{axis.name}.yaml"
+        source = axes.get(axis.derived_from)
+        if source is None or source.record_field is None:
             raise TaxonomyError(
-                f"reward type {value.id} needs a family among {sorted(families)}",
-                path=directory / "reward_types.yaml",
+                f"derived.from names '{axis.derived_from}', which is not an axis records carry",
+                path=where,
+                hint=f"name one of {sorted(a.name for a in axes.values() if a.record_field)}",
             )
+        for value in source.values:
+            if value.extra.get(axis.derived_by) not in axis.ids:
+                raise TaxonomyError(
+                    f"value {value.id} of {source.name} needs '{axis.derived_by}:' among "
+                    f"{sorted(axis.ids)} (derived.by of {axis.name})",
+                    path=directory / f"{source.name}.yaml",
+                    line=_value_line(directory / f"{source.name}.yaml", value.id),
+                )
+    if "reward_families" in axes and axes["reward_families"].derived_name is None:
+        raise TaxonomyError(
+            "reward_families must be derived (derived: {name, from, by})",
+            path=directory / "reward_families.yaml",
+        )
     return Taxonomy(directory, axes, _load_rules(directory / "rules.yaml"))

@@ -11,8 +11,55 @@ from pathlib import Path
 from typing import Any
 
 from masrl.problems import Problem
+from masrl.text import did_you_mean
 
 VALUE_KEYS = ("id", "label", "definition", "order")
+# Every key an axis file may hold, each read by the code (taxonomy.py, the renderers): a key
+# outside these lists is refused, so an edit never silently does nothing.
+AXIS_KEYS = ("axis", "label", "description", "order", "values", "field", "derived", "show")
+FIELD_KEYS = ("name", "records", "many", "nullable", "required", "position", "description")
+DERIVED_KEYS = ("name", "from", "by")  # a field computed from another axis's values
+SHOW_KEYS = (
+    *("stats", "tags", "facet", "column", "chip", "figure"),  # SHOW_PLACES
+    *("crosstabs", "unused_values", "hue", "column_heading", "form", "muted"),
+)
+CROSSTAB_KEYS = ("with", "order", "figure")
+
+
+def unknown_key_problem(path: Path, raw: Any) -> Problem | None:
+    """The first key of an axis file (top level, field, derived, show, cross-tabs) that no code reads."""
+    blocks = [("", raw, AXIS_KEYS)]
+    for name, keys in (("field", FIELD_KEYS), ("derived", DERIVED_KEYS), ("show", SHOW_KEYS)):
+        if isinstance(raw.get(name), dict):
+            blocks.append((f"{name}.", raw[name], keys))
+    show = raw.get("show")
+    crosstabs = show.get("crosstabs") if isinstance(show, dict) else None
+    for item in crosstabs if isinstance(crosstabs, list) else []:
+        if isinstance(item, dict):
+            blocks.append(("show.crosstabs.", item, CROSSTAB_KEYS))
+    for prefix, block, allowed in blocks:
+        for key in block:
+            if key not in allowed:
+                return Problem(
+                    str(path),
+                    _line(block, key),
+                    f"unknown key '{prefix}{key}'; nothing reads it.{did_you_mean(str(key), allowed)}",
+                    f"the keys allowed here: {', '.join(allowed)}",
+                )
+    derived = raw.get("derived")
+    if derived is not None and (
+        not isinstance(derived, dict)
+        or sorted(derived) != sorted(DERIVED_KEYS)
+        or not all(isinstance(derived[k], str) and derived[k] for k in DERIVED_KEYS)
+    ):
+        return Problem(
+            str(path),
+            _line(raw, "derived"),
+            "'derived' must give name, from and by as text",
+            "e.g. derived: {name: reward_families, from: reward_types, by: family}: the field "
+            "name, the axis whose values roll up, and the key of those values naming this axis's value",
+        )
+    return None
 
 
 def _line(node: Any, key: str | int | None = None) -> int:
@@ -32,6 +79,9 @@ def axis_problem(path: Path, raw: Any) -> Problem | None:
     for key in ("label", "description"):
         if key in raw and not isinstance(raw[key], str):
             return Problem(str(path), _line(raw, key), f"'{key}' must be text")
+    unknown = unknown_key_problem(path, raw)
+    if unknown:
+        return unknown
     for index, item in enumerate(raw["values"]):
         line = _line(raw["values"], index)
         if not isinstance(item, dict):
