@@ -811,8 +811,10 @@ def validate_project(project: Project, allow_placeholders: bool = False) -> Repo
     problems: list[Problem] = []
     entries, exclusions, identity_items = [], [], []
     files_read = 0
+    entry_paths = project.entry_paths()  # listed once: the citation and tag checks need the keys
+    entry_keys = {path.stem for path in entry_paths}
     for paths, specs, build, sink, key_field in (
-        (project.entry_paths(), entry_specs(taxonomy), entry_from_data, entries, "key"),
+        (entry_paths, entry_specs(taxonomy), entry_from_data, entries, "key"),
         (
             project.exclusion_paths(),
             exclusion_specs(taxonomy),
@@ -863,12 +865,12 @@ def validate_project(project: Project, allow_placeholders: bool = False) -> Repo
     problems += round_problems(project, [(rel, record) for rel, record, _ in identity_items])
     from masrl.model.citations import read_graph
 
-    problems += read_graph(project, {path.stem for path in project.entry_paths()})[1]
+    problems += read_graph(project, entry_keys)[1]
     from masrl.screening.tag_readings import (
         tag_problems,  # independent tag readings by several screeners
     )
 
-    problems += tag_problems(project, taxonomy)
+    problems += tag_problems(project, taxonomy, entry_keys)
     from masrl.screening.file_checks import screening_file_problems
 
     problems += screening_file_problems(project)
