@@ -950,6 +950,7 @@ def test_project_addresses_come_from_citation_cff_and_must_be_web_addresses(tmp_
         "javascript:alert(1)",
         "https://exa mple.org/",
         "https://example.org:99999/",
+        "https://example.org/a)[x](y",
     ],
 )
 def test_site_url_setting_is_checked_before_anything_is_written(mini_project, tmp_path, bad):

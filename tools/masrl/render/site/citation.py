@@ -34,9 +34,10 @@ def citation_file(root: Path) -> dict:
 
 # A published address goes into every page (canonical link, sitemap, edit links) through the
 # theme's templates, which do not escape it: so it must be a plain address, made only of
-# characters that mean nothing to HTML (no quotes, angle brackets, ampersands or spaces).
+# characters that mean nothing to HTML or to a Markdown link (no quotes, angle brackets,
+# ampersands, spaces, brackets or parentheses).
 _HOST = re.compile(r"[A-Za-z0-9]([A-Za-z0-9.-]*[A-Za-z0-9])?|\[[0-9A-Fa-f:.]+\]")
-_PATH = re.compile(r"([A-Za-z0-9._~!$()*+,;=:@/-]|%[0-9A-Fa-f]{2})*")
+_PATH = re.compile(r"([A-Za-z0-9._~!$+,;=:@/-]|%[0-9A-Fa-f]{2})*")
 
 
 def address_problem(value: object) -> str | None:
