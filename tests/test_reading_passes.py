@@ -184,11 +184,16 @@ def test_the_reliability_page_shows_the_passes_and_an_empty_round_says_why(proje
     page = html.unescape(reliability_markdown(SiteContext(load_corpus(project))))
     survey = page[page.index("## Round survey-2026-05") :]
     assert "### Re-read fields" in survey
-    assert "- Pass 2 of round 2026-11 (2026-11-26) re-read category, decision: category" in survey
-    assert "| category | 1 (superseded) | 3 | 0.667 | 0.400 |" in survey
+    # the site names fields by their labels, each linked to what it means
+    assert (
+        "- Pass 2 of round 2026-11 (2026-11-26) re-read [Category](browse/category.md), "
+        "[Screening decision](screening.md): category" in survey
+    )
+    assert "| [Category](browse/category.md) | 1 (superseded) | 3 | 0.667 | 0.400 |" in survey
     round_11 = page[page.index("## Round 2026-11") : page.index("## Round survey-2026-05")]
-    assert "`2606.01001` (pass 2) decision: alice `include`; bob `exclude` -> ruled `include`" in (
-        round_11
+    assert (
+        "`2606.01001` (pass 2) [Screening decision](screening.md): alice <code>include</code>; "
+        "bob <code>exclude</code> -> ruled <code>include</code>" in round_11
     )
     empty = page[page.index("## Round 2026-12") : page.index("## Round 2026-11")]
     assert "No record of round 2026-12 has been read by two screeners yet" in empty

@@ -62,7 +62,7 @@ def project(mini_project) -> Project:
 def table_columns(folder) -> list[str]:
     import pyarrow.parquet as pq
 
-    return pq.read_schema(folder / "papers.parquet").names
+    return pq.read_schema(folder / "entries.parquet").names
 
 
 def release_bytes(folder) -> dict[str, bytes]:
@@ -90,25 +90,25 @@ def test_a_release_holds_every_format_and_frictionless_accepts_its_package(proje
     assert verify_release(folder) == []
 
     corpus = load_corpus(project)
-    survey = (folder / "papers-survey.csv").read_text("utf-8")
+    survey = (folder / "entries-survey-layout.csv").read_text("utf-8")
     assert survey == export_csv(corpus, "papers")  # the same writers as `masrl export csv`
     assert tuple(next(csv.reader(io.StringIO(survey)))[: len(PAPERS_HEADER)]) == PAPERS_HEADER
-    assert (folder / "papers.csv").read_text("utf-8") == export_csv(corpus, "masrl")
+    assert (folder / "entries.csv").read_text("utf-8") == export_csv(corpus, "masrl")
     assert table_columns(folder) == list(masrl_header(corpus.taxonomy))
-    table = pq.read_table(folder / "papers.parquet")
+    table = pq.read_table(folder / "entries.parquet")
     assert table.num_rows == 3 and table.column("key").to_pylist() == sorted(
         ["alpha2025", "beta2024", "gamma2023"]
     )
     assert table.schema.field("reward_types").type.value_type == "string"  # a list, not text
     assert table.schema.field("reward_families").type.value_type == "string"
-    assert (folder / "papers.bib").read_text(encoding="utf-8").count("@") == 3
+    assert (folder / "entries.bib").read_text(encoding="utf-8").count("@") == 3
     flow = json.loads((folder / "flow.json").read_text(encoding="utf-8"))
     assert flow.get("round", "2026-11") == "2026-11"
     assert "fields" in json.loads((folder / "agreement.json").read_text(encoding="utf-8"))
 
     # A changed byte is caught by both the checksums and the data package.
-    (folder / "papers.bib").write_bytes((folder / "papers.bib").read_bytes() + b"\n")
-    assert verify_release(folder) == ["papers.bib"]
+    (folder / "entries.bib").write_bytes((folder / "entries.bib").read_bytes() + b"\n")
+    assert verify_release(folder) == ["entries.bib"]
     assert not validate(str(folder / PACKAGE)).valid
 
 
@@ -223,7 +223,7 @@ def test_masrl_check_reports_a_changed_release_file(project):
 
     folder, _ = write_release(load_corpus(project), "2026.11")
     assert damaged_releases(project) == []
-    (folder / "papers.csv").write_text("edited by hand\n", encoding="utf-8")
+    (folder / "entries.csv").write_text("edited by hand\n", encoding="utf-8")
     (damaged,) = damaged_releases(project)
-    assert damaged.path == "releases/2026.11/papers.csv"
+    assert damaged.path == "releases/2026.11/entries.csv"
     assert "masrl release 2026.11 --force" in damaged.diff

@@ -49,11 +49,11 @@ DATA_LICENSE = {
 # (file, resource name, format, media type, what it holds); CSV resources get a table schema.
 RELEASE_FILES = (
     ("corpus.json", "corpus", "json", "application/json", "Every entry and exclusion record, and the vocabularies"),
-    ("papers.csv", "papers", "csv", "text/csv", "Entries in masrl's layout: every field under its name, lists as JSON (`masrl export csv --kind masrl`)"),
-    ("papers-survey.csv", "papers-survey", "csv", "text/csv", "Entries in the survey artifact's layout, masrl's fields after its columns (`masrl export csv`)"),
+    ("entries.csv", "entries", "csv", "text/csv", "Entries in masrl's layout: every field under its name, lists as JSON (`masrl export csv --kind masrl`)"),
+    ("entries-survey-layout.csv", "entries-survey-layout", "csv", "text/csv", "Entries in the survey artifact's layout, masrl's fields after its columns (`masrl export csv`)"),
     ("exclusions.csv", "exclusions", "csv", "text/csv", "The screening log of excluded records (survey layout)"),
-    ("papers.parquet", "papers-parquet", "parquet", "application/vnd.apache.parquet", "Entries as Parquet: masrl's columns, lists as lists"),
-    ("papers.bib", "bibtex", "bib", "application/x-bibtex", "BibTeX of every entry"),
+    ("entries.parquet", "entries-parquet", "parquet", "application/vnd.apache.parquet", "Entries as Parquet: masrl's columns, lists as lists"),
+    ("entries.bib", "bibtex", "bib", "application/x-bibtex", "BibTeX of every entry"),
     ("flow.json", "flow", "json", "application/json", "The round's screening flow: identified, screened, excluded, included"),
     ("agreement.json", "agreement", "json", "application/json", "The round's agreement between screeners, per field"),
     (CHANGES, "changes", "json", "application/json", "Records added, removed and re-tagged since the previous release"),
@@ -239,11 +239,11 @@ def release_files(corpus: Corpus, version: str) -> dict[str, bytes]:
     previous = _previous_release(project, version)
     files = {
         "corpus.json": _json(document),
-        "papers.csv": masrl_csv(corpus.entries, corpus.taxonomy).encode("utf-8"),
-        "papers-survey.csv": papers_csv(corpus.entries, corpus.taxonomy).encode("utf-8"),
+        "entries.csv": masrl_csv(corpus.entries, corpus.taxonomy).encode("utf-8"),
+        "entries-survey-layout.csv": papers_csv(corpus.entries, corpus.taxonomy).encode("utf-8"),
         "exclusions.csv": exclusions_csv(corpus.exclusions, corpus.taxonomy).encode("utf-8"),
-        "papers.parquet": _parquet(corpus),
-        "papers.bib": export_bibtex(sorted(corpus.entries, key=lambda e: e.key)).encode("utf-8"),
+        "entries.parquet": _parquet(corpus),
+        "entries.bib": export_bibtex(sorted(corpus.entries, key=lambda e: e.key)).encode("utf-8"),
         "flow.json": _json(_flow_data(flows.get(round_.id))),
         "agreement.json": agreement_json(project_agreement(project, round_id=round_.id)).encode(
             "utf-8"
