@@ -96,7 +96,7 @@ def test_add_writes_the_facts_and_a_placeholder_for_every_tag(mini_project, fake
     assert list(data) == [
         s.name
         for s in entry_specs(load_taxonomy())
-        if s.name not in ("corrections", "screened_by", *ARTIFACT_LINKS)
+        if s.name not in ("corrections", "screened_by", "formerly", *ARTIFACT_LINKS)
     ]
     assert (data["added"], data["round"]) == (PLACEHOLDER, PLACEHOLDER)
     assert data["title"] == "ShapleyRoute: Credit-Aware Message Routing for LLM Agent Teams"

@@ -39,6 +39,7 @@ from masrl.model.records import (
 from masrl.model.taxonomy import Taxonomy
 from masrl.model.venues import canonical_venue, split_venue, venue_axis
 from masrl.problems import Problem
+from masrl.screening.rounds import SURVEY_ROUND
 from masrl.text import did_you_mean, forbidden_characters
 
 NOT_APPLICABLE_SPELLINGS = {"na", "n/a", "none", "null", "-", "not applicable"}
@@ -524,6 +525,34 @@ class _RecordChecker:
                 )
             seen.add(item["url"])
 
+    def _check_formerly(self, spec, value):
+        """A list of record names (keys or E-ids), none of them this record's own."""
+        if not isinstance(value, list) or not value:
+            return self.add(
+                (spec.name,),
+                f"'{spec.name}' must be a non-empty list of earlier keys or ids, got {value!r}",
+                f"write it as\n{spec.name}:\n  - E141\n(or leave the field out)",
+                "type",
+            )
+        own = self.record.path.stem
+        for index, name in enumerate(value):
+            if not isinstance(name, str) or not (
+                KEY_PATTERN.match(name) or RECORD_ID_PATTERN.match(name)
+            ):
+                self.add(
+                    (spec.name, index),
+                    f"{name!r} is not a record key or id",
+                    "an entry key (lower case, digits, dashes) or an exclusion id such as E141",
+                    "formerly",
+                )
+            elif name == own:
+                self.add(
+                    (spec.name, index),
+                    f"'{name}' is this record's own name",
+                    "list only the names it had before it moved",
+                    "formerly",
+                )
+
     def _check_record_identifier(self, spec, value):
         if not isinstance(value, str):
             return self._type_error(spec, value, "a string")
@@ -634,6 +663,56 @@ class _RecordChecker:
                     rule.hint,
                     "rule",
                 )
+
+
+def _former_name_problems(project, places, formerly, lines) -> list[Problem]:
+    """A former name is no live record's name, belongs to one record only, and is named by a
+    screening file (else nothing was read under it)."""
+    from masrl.imports.add import named_elsewhere
+
+    named = named_elsewhere(project)
+    claimed: dict[str, str] = {}
+    problems = []
+    for record, names in sorted(formerly.items()):
+        path, line = places[record][1], lines[record]
+        for name in names:
+            if name == record or not (
+                isinstance(name, str) and (KEY_PATTERN.match(name) or RECORD_ID_PATTERN.match(name))
+            ):
+                continue  # the field's own check reports it
+            if name in places and name != record:
+                problems.append(
+                    Problem(
+                        path,
+                        line,
+                        f"formerly names '{name}', a record of today",
+                        f"'{name}' is its own record; list only names no record has now",
+                        code="formerly",
+                    )
+                )
+            elif name in claimed:
+                problems.append(
+                    Problem(
+                        path,
+                        line,
+                        f"'{name}' is also a former name of {claimed[name]}",
+                        "a name was one record's; keep it on that record only",
+                        code="formerly",
+                    )
+                )
+            elif name not in named:
+                problems.append(
+                    Problem(
+                        path,
+                        line,
+                        f"formerly names '{name}', which no screening file names",
+                        "list the key or id under which the record was read in "
+                        "screening/decisions or screening/tags",
+                        code="formerly",
+                    )
+                )
+            claimed.setdefault(name, record)
+    return problems
 
 
 def _check_file(
@@ -810,6 +889,8 @@ def validate_project(project: Project, allow_placeholders: bool = False) -> Repo
     taxonomy = project.taxonomy()
     problems: list[Problem] = []
     entries, exclusions, identity_items = [], [], []
+    places = {}  # record id -> (the decision its place implies, file, line)
+    formerly, formerly_lines, unscreened = {}, {}, set()  # names a moved record was read under
     files_read = 0
     entry_paths = project.entry_paths()  # listed once: the citation and tag checks need the keys
     entry_keys = {path.stem for path in entry_paths}
@@ -849,6 +930,17 @@ def validate_project(project: Project, allow_placeholders: bool = False) -> Repo
                 identity_items.append(
                     (rel, _identity_part(record), str(key) if key is not None else record.path.stem)
                 )
+                places[identity_items[-1][2]] = (
+                    "include" if key_field == "key" else "exclude",
+                    rel,
+                    record.line_of(key_field),
+                )
+                name = identity_items[-1][2]
+                if isinstance(record.data.get("formerly"), list):
+                    formerly[name] = tuple(record.data["formerly"])
+                    formerly_lines[name] = record.line_of("formerly")
+                if record.data.get("round") == SURVEY_ROUND:
+                    unscreened.add(name)  # the snapshot's records came without screening files
     different_papers, override_problems = load_overrides(project.root)
     problems += [
         Problem(OVERRIDES_FILE, line, message, "", "error", "overrides")
@@ -870,10 +962,19 @@ def validate_project(project: Project, allow_placeholders: bool = False) -> Repo
         tag_problems,  # independent tag readings by several screeners
     )
 
-    problems += tag_problems(project, taxonomy, entry_keys)
+    former_names = {name for names in formerly.values() for name in names}
+    problems += tag_problems(project, taxonomy, entry_keys | former_names)
     from masrl.screening.file_checks import screening_file_problems
 
     problems += screening_file_problems(project)
+    from masrl.screening.placement import (
+        misplaced_records,
+        thinly_read,
+    )  # where each decision puts it
+
+    problems += _former_name_problems(project, places, formerly, formerly_lines)
+    problems += misplaced_records(project, places, formerly)
+    problems += thinly_read(project, places, formerly, unscreened)
     if not files_read:
         problems.append(
             Problem(

@@ -214,6 +214,15 @@ ENTRY_CORE = {
         default=None,
         max_length=MAX_LENGTH["screened_by"],
     ),
+    "formerly": _core(
+        "formerly",
+        38,
+        "Earlier names of this record in the screening files: the key or id it had when it "
+        "was read, before it moved between entries and exclusions. Its readings and decisions "
+        "there count as its own; left out when it never moved.",
+        tuple[str, ...],
+        default=(),
+    ),
     "corrections": _core(
         "corrections",
         40,
@@ -256,6 +265,15 @@ EXCLUSION_CORE = {
         str | None,
         default=None,
         max_length=MAX_LENGTH["screened_by"],
+    ),
+    "formerly": _core(
+        "formerly",
+        13,
+        "Earlier names of this record in the screening files: the key or id it had when it "
+        "was read, before it moved between entries and exclusions. Its readings and decisions "
+        "there count as its own; left out when it never moved.",
+        tuple[str, ...],
+        default=(),
     ),
 }
 

@@ -70,6 +70,16 @@ def _field_schema(spec: FieldSpec, taxonomy: Taxonomy) -> dict:
             "minItems": 1,
             "items": {"type": "string", "pattern": URL_PATTERN},
         }
+    elif kind == "formerly":
+        schema = {
+            "type": "array",
+            "minItems": 1,
+            "uniqueItems": True,
+            "items": {
+                "type": "string",
+                "pattern": f"{KEY_PATTERN.pattern}|{RECORD_ID_PATTERN.pattern}",
+            },
+        }
     elif kind == "url":
         schema = {"type": "string", "pattern": URL_PATTERN}
     elif kind == "links":

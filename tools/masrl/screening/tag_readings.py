@@ -523,6 +523,24 @@ def tag_files(project) -> list[Path]:
     return sorted(folder.glob("*.yaml")) if folder.is_dir() else []
 
 
+_FORMERLY = re.compile(r"^formerly:[ \t]*\n((?:-[ \t].*\n?)+)", re.M)
+
+
+def entry_names(project) -> set[str]:
+    """Every entry's key, and every name a record had before it moved (``formerly:``, in the
+    corpus and the exclusions): tags read under a name are that record's, and a record that was
+    an entry when it was tagged keeps its readings after it moves to the exclusions."""
+    names = {path.stem for path in project.entry_paths()}
+    for path in [*project.entry_paths(), *project.exclusion_paths()]:
+        try:
+            text = path.read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError):
+            continue  # validate reports the file
+        for block in _FORMERLY.findall(text):
+            names.update(line[1:].strip().strip("'\"") for line in block.splitlines())
+    return names
+
+
 def _check_files(project, taxonomy, entry_keys: set[str]) -> dict[Path, TagFile]:
     rounds = _known_rounds(project)
     return {
@@ -538,7 +556,7 @@ def tag_problems(project, taxonomy=None, entry_keys: set[str] | None = None) -> 
     if not tag_files(project):
         return []
     taxonomy = taxonomy or project.taxonomy()
-    keys = entry_keys if entry_keys is not None else {p.stem for p in project.entry_paths()}
+    keys = entry_keys if entry_keys is not None else entry_names(project)
     return [p for found in _check_files(project, taxonomy, keys).values() for p in found.problems]
 
 
@@ -547,7 +565,7 @@ def read_tag_data(project) -> TagData:
     file is wrong."""
     if not tag_files(project):
         return TagData([], [], {})
-    keys = {p.stem for p in project.entry_paths()}
+    keys = entry_names(project)
     files = _check_files(project, project.taxonomy(), keys)
     problems = [p for found in files.values() for p in found.problems]
     if problems:
