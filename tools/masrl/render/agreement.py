@@ -49,9 +49,13 @@ def _passes(numbers: tuple[int, ...]) -> str:
 
 
 def _before(r: FieldAgreement) -> str:
-    """The superseded kappa of a re-read field, with its pass; '' for a field read once."""
+    """The superseded kappa (alpha when more than two raters read) of a re-read field, with its
+    pass; '-' for a field read once."""
     if r.earlier is None:
         return NOT_REREAD
+    # Cohen's kappa needs the same two raters throughout; with more, alpha is the figure
+    if r.earlier.kappa is None and r.earlier.alpha is not None:
+        return f"α {_num(r.earlier.alpha)} (pass {_passes(r.earlier.passes)})"
     return f"{_num(r.earlier.kappa)} (pass {_passes(r.earlier.passes)})"
 
 
