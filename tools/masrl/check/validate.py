@@ -665,12 +665,12 @@ class _RecordChecker:
                 )
 
 
-def _former_name_problems(project, places, formerly, lines) -> list[Problem]:
+def _former_name_problems(project, places, formerly, lines, screened=True) -> list[Problem]:
     """A former name is no live record's name, belongs to one record only, and is named by a
-    screening file (else nothing was read under it)."""
+    screening file (else nothing was read under it), when the project keeps its screening files."""
     from masrl.imports.add import named_elsewhere
 
-    named = named_elsewhere(project)
+    named = named_elsewhere(project) if screened else None
     claimed: dict[str, str] = {}
     problems = []
     for record, names in sorted(formerly.items()):
@@ -700,7 +700,7 @@ def _former_name_problems(project, places, formerly, lines) -> list[Problem]:
                         code="formerly",
                     )
                 )
-            elif name not in named:
+            elif named is not None and name not in named:
                 problems.append(
                     Problem(
                         path,
@@ -972,9 +972,14 @@ def validate_project(project: Project, allow_placeholders: bool = False) -> Repo
         thinly_read,
     )  # where each decision puts it
 
-    problems += _former_name_problems(project, places, formerly, formerly_lines)
+    # a corpus copied without its screening history (an import, a fork) has nothing to check
+    screened = any(project.root.glob("screening/decisions/*.yaml")) or any(
+        project.root.glob("screening/tags/*.yaml")
+    )
+    problems += _former_name_problems(project, places, formerly, formerly_lines, screened)
     problems += misplaced_records(project, places, formerly)
-    problems += thinly_read(project, places, formerly, unscreened)
+    if screened:
+        problems += thinly_read(project, places, formerly, unscreened)
     if not files_read:
         problems.append(
             Problem(

@@ -71,7 +71,7 @@ LAYOUT_FIELDS = frozenset(
 # The identifiers mapping is spread over arxiv_id (the artifact's) and two columns of masrl's.
 IDENTIFIER_COLUMNS = ("doi", "openreview")
 # Kinds written as JSON: names hold commas, evidence, corrections and links are structured.
-JSON_KINDS = frozenset({"authors", "evidence", "corrections", "links"})
+JSON_KINDS = frozenset({"authors", "evidence", "corrections", "links", "formerly"})
 
 
 def extra_columns(taxonomy: Taxonomy) -> tuple[str, ...]:
@@ -146,7 +146,7 @@ def entry_row(entry: Entry, taxonomy: Taxonomy) -> dict[str, str]:
 def _cell(kind: str, value) -> str:
     """One field of masrl's columns as text; ``imports.csv.value_of_cell`` reads it back."""
     if kind in JSON_KINDS:
-        return json.dumps(_plain(value), ensure_ascii=False, sort_keys=True) if value else ""
+        return json.dumps(plain_value(value), ensure_ascii=False, sort_keys=True) if value else ""
     if kind == "tags":
         return _joined(value)
     if kind == "tag":
@@ -156,11 +156,12 @@ def _cell(kind: str, value) -> str:
     return "" if value is None else str(value)
 
 
-def _plain(value):
+def plain_value(value):
+    """Tuples as lists, mappings as plain dicts, all the way down: what JSON writes."""
     if isinstance(value, tuple | list):
-        return [_plain(v) for v in value]
+        return [plain_value(v) for v in value]
     if isinstance(value, dict):
-        return {k: _plain(v) for k, v in value.items()}
+        return {k: plain_value(v) for k, v in value.items()}
     return value
 
 
@@ -219,7 +220,7 @@ def field_value(entry: Entry, name: str, taxonomy: Taxonomy):
 def masrl_cell(value) -> str:
     """One field in masrl's layout: lists and mappings as JSON, a flag as true/false."""
     if isinstance(value, tuple | list | dict):
-        return json.dumps(_plain(value), ensure_ascii=False, sort_keys=True)
+        return json.dumps(plain_value(value), ensure_ascii=False, sort_keys=True)
     if isinstance(value, bool):
         return "true" if value else "false"
     return "" if value is None else str(value)

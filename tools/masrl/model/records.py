@@ -109,6 +109,19 @@ MAX_LENGTH = {
 }
 
 
+def _formerly(position: int):
+    """The names a record was read under before it moved (one definition for both records)."""
+    return _core(
+        "formerly",
+        position,
+        "Earlier names of this record in the screening files: the key or id it had when it "
+        "was read, before it moved between entries and exclusions. Its readings and decisions "
+        "there count as its own; left out when it never moved.",
+        tuple[str, ...],
+        default=(),
+    )
+
+
 ENTRY_CORE = {
     "key": _core(
         "key", 1, "Unique key; the file is corpus/<key>.yaml. Lower case, digits and dashes."
@@ -214,15 +227,7 @@ ENTRY_CORE = {
         default=None,
         max_length=MAX_LENGTH["screened_by"],
     ),
-    "formerly": _core(
-        "formerly",
-        38,
-        "Earlier names of this record in the screening files: the key or id it had when it "
-        "was read, before it moved between entries and exclusions. Its readings and decisions "
-        "there count as its own; left out when it never moved.",
-        tuple[str, ...],
-        default=(),
-    ),
+    "formerly": _formerly(38),
     "corrections": _core(
         "corrections",
         40,
@@ -266,15 +271,7 @@ EXCLUSION_CORE = {
         default=None,
         max_length=MAX_LENGTH["screened_by"],
     ),
-    "formerly": _core(
-        "formerly",
-        13,
-        "Earlier names of this record in the screening files: the key or id it had when it "
-        "was read, before it moved between entries and exclusions. Its readings and decisions "
-        "there count as its own; left out when it never moved.",
-        tuple[str, ...],
-        default=(),
-    ),
+    "formerly": _formerly(13),
 }
 
 # Fields that may be left out of a file although the model gives them a default.

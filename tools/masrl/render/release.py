@@ -26,7 +26,14 @@ from masrl.check.snapshot import PUBLISHED_SNAPSHOT, published_snapshot
 from masrl.derive.flow import RoundFlow, compute_flow
 from masrl.errors import InputError, UsageError
 from masrl.exports.bibtex import export_bibtex
-from masrl.exports.csv import exclusions_csv, field_value, masrl_csv, masrl_header, papers_csv
+from masrl.exports.csv import (
+    exclusions_csv,
+    field_value,
+    masrl_csv,
+    masrl_header,
+    papers_csv,
+    plain_value,
+)
 from masrl.exports.json import corpus_document
 from masrl.files import write_atomic
 from masrl.model import yamlio
@@ -136,7 +143,7 @@ def _parquet(corpus: Corpus) -> bytes:
         elif kind in ("identifiers", "evidence", "corrections", "links"):
             columns[name] = pa.array(
                 [
-                    json.dumps(_plain(v), sort_keys=True, ensure_ascii=False) if v else None
+                    json.dumps(plain_value(v), sort_keys=True, ensure_ascii=False) if v else None
                     for v in values
                 ],
                 pa.string(),
@@ -147,14 +154,6 @@ def _parquet(corpus: Corpus) -> bytes:
     # No statistics or page index: the bytes depend on the data alone.
     pq.write_table(pa.table(columns), buffer, compression="zstd", write_statistics=False)
     return buffer.getvalue()
-
-
-def _plain(value):
-    if isinstance(value, tuple | list):
-        return [_plain(v) for v in value]
-    if isinstance(value, dict):
-        return {k: _plain(v) for k, v in value.items()}
-    return value
 
 
 def _tag_fields(corpus: Corpus) -> list[str]:
