@@ -411,7 +411,7 @@ def _dripping(seconds: int, gap: float = 0.2):
 def test_the_timeout_bounds_a_whole_arxiv_request_not_each_byte(mini_project, httpserver):
     """Issue 34: a server sending a byte a second held `masrl add` for the 120 s deadline,
     whatever --timeout said. Now --timeout bounds the request, body included."""
-    httpserver.expect_request(API_PATH).respond_with_handler(_dripping(20))
+    httpserver.expect_request(API_PATH).respond_with_handler(_dripping(60))
     before = _corpus_files(mini_project)
     started = time.monotonic()
     result = runner.invoke(
@@ -419,7 +419,8 @@ def test_the_timeout_bounds_a_whole_arxiv_request_not_each_byte(mini_project, ht
         ["add", "2510.99902", "--root", str(mini_project.root), "--timeout", "1"]
         + ["--retries", "0", "--delay", "0", "--api-url", httpserver.url_for(API_PATH)],
     )
-    assert time.monotonic() - started < 6  # 1 s and the command's own start, not 20 s
+    # 1 s and the command's own start, not the 60 s drip (wide margin: a loaded CI machine)
+    assert time.monotonic() - started < 20
     assert result.exit_code != 0 and "within the 1 s timeout" in result.output, result.output
     assert "Traceback" not in result.output and _corpus_files(mini_project) == before
 
@@ -427,7 +428,7 @@ def test_the_timeout_bounds_a_whole_arxiv_request_not_each_byte(mini_project, ht
 def test_the_timeout_bounds_a_whole_openalex_request_not_each_byte(httpserver):
     from masrl.imports.openalex import OpenAlexClient, OpenAlexError, OpenAlexSettings
 
-    httpserver.expect_request("/works/W1").respond_with_handler(_dripping(20))
+    httpserver.expect_request("/works/W1").respond_with_handler(_dripping(60))
     client = OpenAlexClient(
         OpenAlexSettings(
             api_url=httpserver.url_for("/"), timeout=1.0, retries=0, delay=0.0, backoff=0.0
@@ -437,4 +438,4 @@ def test_the_timeout_bounds_a_whole_openalex_request_not_each_byte(httpserver):
     started = time.monotonic()
     with pytest.raises(OpenAlexError, match="did not send its whole answer within 1 s"):
         client.work("W1")
-    assert time.monotonic() - started < 4
+    assert time.monotonic() - started < 20  # the 1 s deadline, not the 60 s drip
