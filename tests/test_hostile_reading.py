@@ -408,16 +408,29 @@ def _dripping(seconds: int, gap: float = 0.2):
     return drip
 
 
-def test_the_timeout_bounds_a_whole_arxiv_request_not_each_byte(mini_project, httpserver):
+@pytest.fixture
+def drip_server():
+    """A server of its own, one thread per request: the session's shared server serves one
+    request at a time, and a drip still running there would hold the next test's request."""
+    from pytest_httpserver import HTTPServer
+
+    server = HTTPServer(threaded=True)
+    server.start()
+    yield server
+    server.clear()
+    server.stop()
+
+
+def test_the_timeout_bounds_a_whole_arxiv_request_not_each_byte(mini_project, drip_server):
     """Issue 34: a server sending a byte a second held `masrl add` for the 120 s deadline,
     whatever --timeout said. Now --timeout bounds the request, body included."""
-    httpserver.expect_request(API_PATH).respond_with_handler(_dripping(60))
+    drip_server.expect_request(API_PATH).respond_with_handler(_dripping(60))
     before = _corpus_files(mini_project)
     started = time.monotonic()
     result = runner.invoke(
         main,
         ["add", "2510.99902", "--root", str(mini_project.root), "--timeout", "1"]
-        + ["--retries", "0", "--delay", "0", "--api-url", httpserver.url_for(API_PATH)],
+        + ["--retries", "0", "--delay", "0", "--api-url", drip_server.url_for(API_PATH)],
     )
     # 1 s and the command's own start, not the 60 s drip (wide margin: a loaded CI machine)
     assert time.monotonic() - started < 20
@@ -425,13 +438,13 @@ def test_the_timeout_bounds_a_whole_arxiv_request_not_each_byte(mini_project, ht
     assert "Traceback" not in result.output and _corpus_files(mini_project) == before
 
 
-def test_the_timeout_bounds_a_whole_openalex_request_not_each_byte(httpserver):
+def test_the_timeout_bounds_a_whole_openalex_request_not_each_byte(drip_server):
     from masrl.imports.openalex import OpenAlexClient, OpenAlexError, OpenAlexSettings
 
-    httpserver.expect_request("/works/W1").respond_with_handler(_dripping(60))
+    drip_server.expect_request("/works/W1").respond_with_handler(_dripping(60))
     client = OpenAlexClient(
         OpenAlexSettings(
-            api_url=httpserver.url_for("/"), timeout=1.0, retries=0, delay=0.0, backoff=0.0
+            api_url=drip_server.url_for("/"), timeout=1.0, retries=0, delay=0.0, backoff=0.0
         ),
         sleep=lambda s: None,
     )

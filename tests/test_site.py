@@ -356,7 +356,8 @@ def test_site_loads_nothing_from_other_hosts(real_site):
                     )
             if tag == "a" and "md-source" in attributes.get("class", ""):
                 offenders.append(f"{path}: repository widget fetches from GitHub")
-        text = path.read_text(encoding="utf-8")
+        # a link to a page on a CDN host (an entry's source page) is not a load: look past <a>
+        text = re.sub(r"<a\b[^>]*>", "<a>", path.read_text(encoding="utf-8"))
         for cdn in (
             "fonts.googleapis",
             "fonts.gstatic",
