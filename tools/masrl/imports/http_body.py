@@ -7,6 +7,8 @@ read, so the whole body arrives within the deadline or the read stops, and the s
 
 from __future__ import annotations
 
+import socket
+import threading
 import time
 
 from requests.adapters import ProtocolError, ReadTimeoutError
@@ -30,6 +32,11 @@ def read_body(response, deadline: float, max_bytes: int) -> bytes:
     """The body of a streamed ``requests`` response, decompressed, read before ``deadline``
     (a time.monotonic() value) and at most ``max_bytes`` long; the response is closed on error."""
     chunks, size = [], 0
+    # A watchdog shuts the socket at the deadline: however the transfer is framed (chunked,
+    # or read to the close) and whatever a read call waits for, the read then ends.
+    watchdog = threading.Timer(max(deadline - time.monotonic(), 0.0), _shut, (response,))
+    watchdog.daemon = True
+    watchdog.start()
     try:
         while True:
             left = deadline - time.monotonic()
@@ -42,7 +49,9 @@ def read_body(response, deadline: float, max_bytes: int) -> bytes:
                 chunk = response.raw.read1(CHUNK, decode_content=True)
             except ReadTimeoutError as exc:
                 raise BodyTimeout() from exc
-            except (ProtocolError, OSError) as exc:
+            except (ProtocolError, OSError, ValueError) as exc:
+                if time.monotonic() >= deadline:
+                    raise BodyTimeout() from exc
                 raise BodyBroken(type(exc).__name__) from exc
             if not chunk:
                 return b"".join(chunks)
@@ -53,6 +62,18 @@ def read_body(response, deadline: float, max_bytes: int) -> bytes:
     except BaseException:
         response.close()
         raise
+    finally:
+        watchdog.cancel()
+
+
+def _shut(response) -> None:
+    """End every read of the response's socket now (the watchdog's action at the deadline)."""
+    sock = getattr(getattr(response.raw, "connection", None), "sock", None)
+    try:
+        if sock is not None:
+            sock.shutdown(socket.SHUT_RDWR)
+    except OSError:
+        pass  # already closed: the read has ended
 
 
 def _limit_wait(response, seconds: float) -> None:
