@@ -61,4 +61,6 @@ TAG
 grep -q 'browse/modality/' "$work/site-out/index.html" || { echo "the toy axis's browse page is not in the site's menu" >&2; exit 1; }
 echo "toy axis: validate, build, check and site build pass; running the suite"
 ln -s "$here/.venv" .venv
+# the pinned uv the lock tests run (scripts/sync.sh installs it there)
+ln -s "$here/.tools" .tools
 "$bin/python" -m pytest -n "${WORKERS:-2}" --dist loadgroup -q "$@"

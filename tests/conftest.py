@@ -83,12 +83,7 @@ def entry_data(key: str = "alpha2025", /, **overrides) -> dict:
     }
     drop = overrides.pop("drop", ())
     data.update(overrides)
-    # A required tag field of an axis added to taxonomy/ gets a valid value too, so a new axis
-    # file needs no edit here (its first value, or an empty list for a list field).
-    for spec in _repo_tag_specs():
-        if spec.required and spec.name not in data:
-            values = list(_repo_taxonomy()[spec.axis].ids)
-            data[spec.name] = [] if spec.kind == "tags" else values[0]
+    data = _with_required_axes(data)
     if (
         "sub_decision_evidence" not in overrides
         and isinstance(data.get("sub_decisions"), list)
@@ -107,6 +102,23 @@ def entry_data(key: str = "alpha2025", /, **overrides) -> dict:
         }
     for name in drop:
         data.pop(name, None)
+    return data
+
+
+def _with_required_axes(data: dict, live: dict | None = None) -> dict:
+    """``data`` with a value for every required tag field of the repository's taxonomy it lacks:
+    the live record's value where it has one, else the axis's first value (an empty list for a
+    list field). So a new required axis file needs no edit to the fixtures."""
+    missing = [s for s in _repo_tag_specs() if s.required and s.name not in data]
+    if not missing:
+        return data
+    data = dict(data)
+    for spec in missing:
+        if live and spec.name in live:
+            data[spec.name] = live[spec.name]
+        else:
+            values = list(_repo_taxonomy()[spec.axis].ids)
+            data[spec.name] = [] if spec.kind == "tags" else values[0]
     return data
 
 
@@ -223,17 +235,22 @@ def _repo_taxonomy():
 
 def _with_evidence(data: dict) -> dict:
     """A published entry with an evidence line for each sub-decision tag, as validation requires:
-    the live record's line where it has one (the snapshot predates evidence lines), and its venue
-    in the one spelling of taxonomy/venues.yaml (the snapshot predates that vocabulary too)."""
+    the live record's line where it has one (the snapshot predates evidence lines), its venue
+    in the one spelling of taxonomy/venues.yaml (the snapshot predates that vocabulary too), and
+    the live record's value for any required axis added since."""
     from masrl.model.venues import normalise_venue
 
+    live_file = REPO_ROOT / "corpus" / f"{data['key']}.yaml"
+    live = (
+        yaml.safe_load(live_file.read_text(encoding="utf-8")) if live_file.is_file() else {}
+    ) or {}
+    # Axes made required after the snapshot was frozen take the live record's tags.
+    data = _with_required_axes(data, live)
     data = {**data, "venue": normalise_venue(_repo_taxonomy(), data["venue"])}
     tags = data.get("sub_decisions") or []
     if not tags:
         return data
-    live_file = REPO_ROOT / "corpus" / f"{data['key']}.yaml"
-    live = yaml.safe_load(live_file.read_text(encoding="utf-8")) if live_file.is_file() else {}
-    known = (live or {}).get("sub_decision_evidence") or {}
+    known = live.get("sub_decision_evidence") or {}
     evidence = {tag: known.get(tag, f"{tag} as tagged in the published survey") for tag in tags}
     return {**data, "sub_decision_evidence": evidence}
 
