@@ -958,28 +958,9 @@ def validate_project(project: Project, allow_placeholders: bool = False) -> Repo
     from masrl.model.citations import read_graph
 
     problems += read_graph(project, entry_keys)[1]
-    from masrl.screening.tag_readings import (
-        tag_problems,  # independent tag readings by several screeners
+    problems += _screening_problems(
+        project, taxonomy, entry_keys, places, formerly, formerly_lines, unscreened
     )
-
-    former_names = {name for names in formerly.values() for name in names}
-    problems += tag_problems(project, taxonomy, entry_keys | former_names)
-    from masrl.screening.file_checks import screening_file_problems
-
-    problems += screening_file_problems(project)
-    from masrl.screening.placement import (
-        misplaced_records,
-        thinly_read,
-    )  # where each decision puts it
-
-    # a corpus copied without its screening history (an import, a fork) has nothing to check
-    screened = any(project.root.glob("screening/decisions/*.yaml")) or any(
-        project.root.glob("screening/tags/*.yaml")
-    )
-    problems += _former_name_problems(project, places, formerly, formerly_lines, screened)
-    problems += misplaced_records(project, places, formerly)
-    if screened:
-        problems += thinly_read(project, places, formerly, unscreened)
     if not files_read:
         problems.append(
             Problem(
@@ -994,6 +975,37 @@ def validate_project(project: Project, allow_placeholders: bool = False) -> Repo
     problems.sort(key=lambda p: (p.path, p.line, p.message))
     corpus = Corpus(project, taxonomy, entries, exclusions)
     return Report(problems, corpus)
+
+
+def _screening_problems(
+    project, taxonomy, entry_keys, places, formerly, formerly_lines, unscreened
+):
+    """The screening files' own problems, then whether each record sits where its final decision
+    puts it and was read twice. Each file is read once for all of these checks."""
+    from masrl.screening.file_checks import check_screening_files
+    from masrl.screening.placement import misplaced_records, readings_from, thinly_read
+    from masrl.screening.tag_readings import check_tag_files, tag_data_from
+
+    screening = check_screening_files(project)
+    former_names = {name for names in formerly.values() for name in names}
+    tag_files = check_tag_files(
+        project, taxonomy, entry_keys | former_names, screening.decided_by_round()
+    )
+    problems = [*screening.problems, *(p for found in tag_files.values() for p in found.problems)]
+    # a corpus copied without its screening history (an import, a fork) has nothing to check
+    screened = bool(screening.decisions or tag_files)
+    problems += _former_name_problems(project, places, formerly, formerly_lines, screened)
+    decisions = screening.all_decisions()
+    if decisions is None:
+        return problems  # a decisions file that cannot be read is reported above
+    try:
+        readings = readings_from(decisions, tag_data_from(project, tag_files))
+    except MasrlError:
+        return problems  # so is a tags file
+    problems += misplaced_records(readings, places, formerly)
+    if screened:
+        problems += thinly_read(readings, places, formerly, unscreened)
+    return problems
 
 
 class CorpusInvalid(MasrlError):

@@ -276,33 +276,61 @@ def _indenting_tab(text: str, line: int) -> int | None:
     return indentation.index("\t") + 1 if "\t" in indentation else None
 
 
+def _depth(data: Any) -> int:
+    """How deeply the parsed ``data`` nests its mappings and lists (walked without recursion)."""
+    deepest, stack = 0, [(data, 1)]
+    while stack:
+        value, depth = stack.pop()
+        if isinstance(value, dict):
+            children = value.values()
+        elif isinstance(value, list):
+            children = value
+        else:
+            continue
+        deepest = max(deepest, depth)
+        stack.extend((child, depth + 1) for child in children if isinstance(child, dict | list))
+    return deepest
+
+
 def _parse(text: str) -> Any:
     _check_characters(text)
-    check_depth(text)
+    # Most files are shallow by a cheap bound. For the rest (long flow lists push the bound up),
+    # parsing first and measuring the result is cheaper than an event parse of every such file;
+    # the event parse runs only to name the line once the data is known to nest too deeply, or
+    # when the parser gave up (libyaml refuses very deep nesting, Python's stack runs out).
+    shallow = _nesting_bound(text) <= MAX_DEPTH
     try:
-        return yaml.load(text, Loader=_StrictLoader)  # noqa: S506 - _StrictLoader is a safe loader
+        data = yaml.load(text, Loader=_StrictLoader)  # noqa: S506 - _StrictLoader is a safe loader
+        if not shallow and _depth(data) > MAX_DEPTH:
+            check_depth(text)
+        return data
     except YamlError:
         raise
-    except yaml.MarkedYAMLError as exc:
+    except (yaml.YAMLError, RecursionError) as exc:
+        if not shallow:
+            check_depth(text)  # raises the depth error with its line, if that is what it was
+        raise _parse_error(text, exc) from exc
+
+
+def _parse_error(text: str, exc: Exception) -> YamlError:
+    """The YamlError for text the loader refused with ``exc``."""
+    if isinstance(exc, yaml.MarkedYAMLError):
         mark = exc.problem_mark or exc.context_mark
         line = mark.line + 1 if mark is not None else None
         tab = _indenting_tab(text, line) if line is not None else None
         if tab is not None:
-            raise YamlError(
+            return YamlError(
                 f"a tab is used for indentation (column {tab}); YAML indents with spaces only",
                 line,
                 "replace the tab with spaces",
-            ) from exc
+            )
         problem = exc.problem or str(exc)
         if exc.context:
             problem = f"{exc.context}: {problem}"
-        raise YamlError(
-            f"invalid YAML: {problem}", line, "fix the YAML syntax at this line"
-        ) from exc
-    except yaml.YAMLError as exc:
-        raise YamlError(f"invalid YAML: {exc}") from exc
-    except RecursionError as exc:
-        raise YamlError("invalid YAML: nesting is too deep") from exc
+        return YamlError(f"invalid YAML: {problem}", line, "fix the YAML syntax at this line")
+    if isinstance(exc, RecursionError):
+        return YamlError("invalid YAML: nesting is too deep")
+    return YamlError(f"invalid YAML: {exc}")
 
 
 def load_file(path: Path, root: Path | None = None) -> Any:

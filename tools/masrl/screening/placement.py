@@ -13,7 +13,6 @@ from __future__ import annotations
 from collections import defaultdict
 from dataclasses import dataclass, field
 
-from masrl.errors import MasrlError
 from masrl.problems import Problem
 from masrl.screening.reading_passes import FIRST_PASS
 
@@ -34,15 +33,12 @@ class Readings:
     ruled: dict[tuple[str, int], tuple[str, str]] = field(default_factory=dict)  # (value, date)
 
 
-def read_readings(project) -> Readings:
-    from masrl.screening.queue import read_decisions
-    from masrl.screening.tag_readings import read_tag_data
-
+def readings_from(decisions, tag_data) -> Readings:
+    """Who read what, from the decisions (pass 1) and the tag readings already read."""
     found = Readings()
-    for decision in read_decisions(project):
+    for decision in decisions:
         found.decisions[decision.record][FIRST_PASS][decision.screener] = decision.decision
-    data = read_tag_data(project)
-    for reading in data.readings:
+    for reading in tag_data.readings:
         tags = dict(reading.tags)
         if tags.get("decision") is not None:
             found.decisions[reading.record][reading.pass_number][reading.screener] = tags[
@@ -51,19 +47,20 @@ def read_readings(project) -> Readings:
         if set(tags) - {"decision"}:
             found.taggers[reading.record][reading.pass_number].add(reading.screener)
     found.ruled = {
-        (r.record, r.pass_number): (r.value, r.date) for r in data.rulings if r.field == "decision"
+        (r.record, r.pass_number): (r.value, r.date)
+        for r in tag_data.rulings
+        if r.field == "decision"
     }
     return found
 
 
 def final_decisions(
-    project, readings: Readings | None = None, names: dict[str, tuple[str, ...]] | None = None
+    readings: Readings, names: dict[str, tuple[str, ...]] | None = None
 ) -> dict[str, tuple[str, int]]:
     """Record -> (final decision, the pass that gave it), for every record whose latest pass is
     settled: a ruling, or readers who agree. ``names`` (record -> its former names) pools the
     readings and rulings a record had under each of its names (listed oldest first),
     and the latest ruling decides."""
-    readings = readings or read_readings(project)
     pooled: dict[str, tuple[str, ...]] = {name: (name,) for name in readings.decisions}
     for record, former in (names or {}).items():
         pooled[record] = (record, *former)
@@ -92,7 +89,7 @@ def final_decisions(
 
 
 def thinly_read(
-    project,
+    readings: Readings,
     places: dict[str, tuple[str, str, int]],
     formerly: dict[str, tuple[str, ...]],
     unscreened: set[str],
@@ -100,10 +97,6 @@ def thinly_read(
     """A warning for each screened record that no pass had two readers decide, and for each such
     entry that no pass had two readers tag (its own name and its former names together).
     ``unscreened``: records that came without screening files (the survey's snapshot)."""
-    try:
-        readings = read_readings(project)
-    except MasrlError:
-        return []
     problems = []
     for record, (placed, path, line) in sorted(places.items()):
         if record in unscreened:
@@ -138,17 +131,14 @@ def thinly_read(
 
 
 def misplaced_records(
-    project,
+    readings: Readings,
     places: dict[str, tuple[str, str, int]],
     formerly: dict[str, tuple[str, ...]] | None = None,
 ) -> list[Problem]:
     """A problem for each record (id -> (its decision by place, file, line)) whose final
     decision would put it elsewhere. A record's readings under its former names (``formerly``:
     id -> earlier names) count as its own."""
-    try:
-        final = final_decisions(project, names=formerly)
-    except MasrlError:
-        return []  # a decisions or tags file that cannot be read is reported by its own check
+    final = final_decisions(readings, names=formerly)
     problems = []
     for record, (placed, path, line) in sorted(places.items()):
         if record not in final:

@@ -541,32 +541,33 @@ def entry_names(project) -> set[str]:
     return names
 
 
-def _check_files(project, taxonomy, entry_keys: set[str]) -> dict[Path, TagFile]:
+def check_tag_files(
+    project,
+    taxonomy,
+    entry_keys: set[str],
+    decided_by_round: dict[str, set[str] | None] | None = None,
+) -> dict[Path, TagFile]:
+    """Every tags file checked, each read once. ``decided_by_round``: each round's decided
+    records as the caller already read them (a round it lacks decided nothing; None: read here)."""
     rounds = _known_rounds(project)
     return {
         path: check_tag_file(
-            project, path, taxonomy, entry_keys, rounds, _decided_records(project, path.stem)
+            project,
+            path,
+            taxonomy,
+            entry_keys,
+            rounds,
+            _decided_records(project, path.stem)
+            if decided_by_round is None
+            else decided_by_round.get(path.stem, set()),
         )
         for path in tag_files(project)
     }
 
 
-def tag_problems(project, taxonomy=None, entry_keys: set[str] | None = None) -> list[Problem]:
-    """Every problem of every tag-readings file (for `masrl validate`)."""
-    if not tag_files(project):
-        return []
-    taxonomy = taxonomy or project.taxonomy()
-    keys = entry_keys if entry_keys is not None else entry_names(project)
-    return [p for found in _check_files(project, taxonomy, keys).values() for p in found.problems]
-
-
-def read_tag_data(project) -> TagData:
-    """Every reading, ruling and declared pass; raises ProblemsError naming every problem when any
-    file is wrong."""
-    if not tag_files(project):
-        return TagData([], [], {})
-    keys = entry_names(project)
-    files = _check_files(project, project.taxonomy(), keys)
+def tag_data_from(project, files: dict[Path, TagFile]) -> TagData:
+    """The readings, rulings and declared passes of checked files; raises ProblemsError naming
+    every problem when any file is wrong."""
     problems = [p for found in files.values() for p in found.problems]
     if problems:
         raise ProblemsError(
@@ -591,6 +592,16 @@ def read_tag_data(project) -> TagData:
         seen[key] = ruling.where
     passes = {path.stem: found.passes for path, found in files.items() if found.passes}
     return TagData(readings, rulings, passes)
+
+
+def read_tag_data(project) -> TagData:
+    """Every reading, ruling and declared pass; raises ProblemsError naming every problem when any
+    file is wrong."""
+    if not tag_files(project):
+        return TagData([], [], {})
+    return tag_data_from(
+        project, check_tag_files(project, project.taxonomy(), entry_names(project))
+    )
 
 
 def read_tag_files(project) -> tuple[list[TagReading], list[Ruling]]:
