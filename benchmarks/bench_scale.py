@@ -73,8 +73,9 @@ def copy_project(target: Path) -> None:
 
 def grow_corpus(root: Path, size: int) -> None:
     """Add copies of the real entries until the corpus holds ``size`` entries. Each copy gets a
-    new key, arXiv id (December 2026) and link, no DOI or OpenReview id, and a title of random words from the real
-    titles plus its number (so neither the identifier nor the title check calls it a duplicate)."""
+    new key, arXiv id (December 2026) and link, no DOI or OpenReview id, no former names, and a title of random
+    words from the real titles plus its number (so neither the identifier, the former-name nor the title check
+    calls it a duplicate)."""
     originals = sorted((root / "corpus").glob("*.yaml"))
     records = [yamlio.load_file(path) for path in originals]
     words = sorted({w for r in records for w in str(r["title"]).split() if w.isalpha()})
@@ -83,6 +84,7 @@ def grow_corpus(root: Path, size: int) -> None:
         data = dict(records[index % len(records)])
         key = f"copy{index:05d}-{data['key']}"[:60]
         data["key"] = key
+        data.pop("formerly", None)  # a former name belongs to one record only
         data["title"] = " ".join(rng.sample(words, 8)) + f" {index}"
         arxiv = f"2612.{90000 + index}"  # a number range no real paper of the corpus holds
         data["identifiers"] = {"arxiv": arxiv, "doi": None, "openreview": None}
@@ -93,13 +95,15 @@ def grow_corpus(root: Path, size: int) -> None:
 
 def run(argv: list[str], env: dict[str, str]) -> dict:
     """Run a child process; its wall and CPU seconds and its own peak RSS (from wait4)."""
-    started = time.perf_counter()
-    process = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env)
-    _, status, usage = os.wait4(process.pid, 0)
-    wall = time.perf_counter() - started
-    process.returncode = os.waitstatus_to_exitcode(status)
-    errors = process.stderr.read().decode(errors="replace")
-    process.stderr.close()
+    # stderr goes to a file: a pipe nobody reads while wait4 waits would block a talkative child.
+    with tempfile.TemporaryFile() as stderr:
+        started = time.perf_counter()
+        process = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=stderr, env=env)
+        _, status, usage = os.wait4(process.pid, 0)
+        wall = time.perf_counter() - started
+        process.returncode = os.waitstatus_to_exitcode(status)
+        stderr.seek(0)
+        errors = stderr.read().decode(errors="replace")
     return {
         "seconds": wall,
         "cpu": usage.ru_utime + usage.ru_stime,
