@@ -158,29 +158,9 @@ def read_regular_bytes(path: Path, root: Path | None = None, limit: int = MAX_RE
     symlink leading out of the tree, or a file over the limit; nothing here can block forever.
     """
     path = Path(path)
-    # os.path rather than pathlib: a corpus is read file by file, and Path objects for every
-    # parent made this check cost eight times the read itself.
-    try:
-        real = os.path.realpath(path, strict=True)
-    except FileNotFoundError as exc:
-        raise InputError("the file does not exist (or is a dangling symlink)", path=path) from exc
-    except (OSError, RuntimeError) as exc:
-        raise InputError(
-            "cannot resolve the path (a symlink loop?)", path=path, hint="remove the symlink"
-        ) from exc
-    if root is not None:
-        folder = os.path.realpath(root)
-        if not _inside(real, folder):
-            raise InputError(
-                f"refusing to read outside {folder}: the path resolves to {real}",
-                path=path,
-                hint="replace the symlink by the file itself",
-            )
-    # O_NONBLOCK: opening a FIFO must not wait for a writer; the mode check below refuses it.
-    try:
-        descriptor = os.open(real, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
-    except OSError as exc:
-        raise InputError(f"cannot read the file ({exc.strerror})", path=path) from exc
+    descriptor = _open_in_own_folder(path, root)
+    if descriptor is None:
+        descriptor = _open_resolved(path, root)
     try:
         info = os.fstat(descriptor)
         if not stat.S_ISREG(info.st_mode):
@@ -208,6 +188,51 @@ def read_regular_bytes(path: Path, root: Path | None = None, limit: int = MAX_RE
     if len(data) > limit:
         raise InputError(f"the file is over the limit of {limit} bytes", path=path)
     return data
+
+
+# O_NONBLOCK: opening a FIFO must not wait for a writer; the mode check refuses it.
+_READ_FLAGS = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0)
+
+
+def _open_in_own_folder(path: Path, root: Path | None) -> int | None:
+    """A descriptor for a file read from its own folder, opened without resolving any path: not
+    following a final symlink is what keeps it inside that folder. None when the file is read
+    against another root, or is a symlink or missing (the resolving open says which)."""
+    no_follow = getattr(os, "O_NOFOLLOW", 0)
+    if root is None or not no_follow:
+        return None
+    if os.path.dirname(os.path.abspath(path)) != os.path.abspath(root):
+        return None
+    try:
+        return os.open(path, _READ_FLAGS | no_follow)
+    except OSError:
+        return None
+
+
+def _open_resolved(path: Path, root: Path | None) -> int:
+    """A descriptor for the file the path resolves to, refused when that is outside ``root``."""
+    # os.path rather than pathlib: a corpus is read file by file, and Path objects for every
+    # parent made this check cost eight times the read itself.
+    try:
+        real = os.path.realpath(path, strict=True)
+    except FileNotFoundError as exc:
+        raise InputError("the file does not exist (or is a dangling symlink)", path=path) from exc
+    except (OSError, RuntimeError) as exc:
+        raise InputError(
+            "cannot resolve the path (a symlink loop?)", path=path, hint="remove the symlink"
+        ) from exc
+    if root is not None:
+        folder = os.path.realpath(root)
+        if not _inside(real, folder):
+            raise InputError(
+                f"refusing to read outside {folder}: the path resolves to {real}",
+                path=path,
+                hint="replace the symlink by the file itself",
+            )
+    try:
+        return os.open(real, _READ_FLAGS)
+    except OSError as exc:
+        raise InputError(f"cannot read the file ({exc.strerror})", path=path) from exc
 
 
 def read_regular_text(

@@ -6,8 +6,8 @@ Data files are read with a hardened loader:
 - a key repeated in one mapping is an error instead of a silent overwrite;
 - YAML 1.2 booleans: only true/false are booleans, so ``is_rl: yes`` stays the string "yes";
 - dates stay strings ("2026-04-26"), so files round-trip byte for byte;
-- nesting deeper than MAX_DEPTH is refused before any node is built (libyaml's composer
-  recurses in C: 25,000 '[' would crash the interpreter);
+- nesting deeper than MAX_DEPTH is an error naming its line (libyaml refuses very deep
+  nesting before composing it; a cheap bound spares most files the count);
 - only regular files are read (``masrl.files``): a FIFO, a device or a symlink loop is an error.
 Every mapping and list remembers the line of each key or item, for error messages.
 """
@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import functools
 import re
+import types
 from pathlib import Path
 from typing import Any
 
@@ -58,53 +59,71 @@ class LineList(list):
         return self.item_lines[index] if 0 <= index < len(self.item_lines) else self.line
 
 
+_STR, _SEQ, _MAP = (f"tag:yaml.org,2002:{name}" for name in ("str", "seq", "map"))
+
+
 class _StrictLoader(_BaseLoader):
     """Safe loader with line tracking; see the module docstring."""
+
+    def construct_document(self, node):
+        self._seen: set[int] = set()
+        return self.construct_object(node)
 
     def construct_object(self, node, deep=False):
         # The C parser composes the whole node graph itself, so aliases are caught here: an
         # alias is a node reached a second time. Refusing it means a "billion laughs" document
         # is never expanded, however it nests.
-        if node in self.constructed_objects or node in self.recursive_objects:
+        if id(node) in self._seen:
             raise YamlError(
                 "anchors and aliases (&name / *name) are not allowed in masrl data files",
                 node.start_mark.line + 1,
                 "write the value out in full; aliases are refused so that an alias bomb cannot expand",
             )
-        return super().construct_object(node, deep=deep)
+        self._seen.add(id(node))
+        # Plain strings, mappings and lists are built here directly: PyYAML's generic way (a
+        # state table, generators for deep objects, a memo of every node) costs as much again
+        # as composing the nodes. Other values go through the constructors registered below.
+        if isinstance(node, yaml.ScalarNode) and node.tag == _STR:
+            return node.value
+        if isinstance(node, yaml.SequenceNode) and node.tag == _SEQ:
+            result = LineList(self.construct_object(child) for child in node.value)
+            result.line = node.start_mark.line + 1
+            result.item_lines = [child.start_mark.line + 1 for child in node.value]
+            return result
+        if isinstance(node, yaml.MappingNode) and node.tag == _MAP:
+            return self._build_mapping(node)
+        data = self.yaml_constructors.get(node.tag, _undefined)(self, node)
+        if isinstance(data, types.GeneratorType):  # !!set and the like fill what they yield
+            generator, data = data, next(data)
+            for _ in generator:
+                pass
+        return data
 
-    def construct_mapping(self, node, deep=False):
-        if not isinstance(node, yaml.MappingNode):
-            raise YamlError("expected a mapping", node.start_mark.line + 1)
+    def _build_mapping(self, node) -> LineDict:
         result = LineDict()
         result.line = node.start_mark.line + 1
         result.key_lines = {}
         for key_node, value_node in node.value:
+            line = key_node.start_mark.line + 1
             if key_node.tag == "tag:yaml.org,2002:merge":
                 raise YamlError(
                     f"merge keys (<<) are not allowed (column {key_node.start_mark.column + 1})",
-                    key_node.start_mark.line + 1,
+                    line,
                     "write the keys out in this mapping; masrl data files say everything in place",
                 )
-            key = self.construct_object(key_node, deep=True)
+            key = self.construct_object(key_node) if isinstance(key_node, yaml.ScalarNode) else ()
             if not isinstance(key, str | int | float | bool) and key is not None:
-                raise YamlError("mapping keys must be plain strings", key_node.start_mark.line + 1)
+                raise YamlError("mapping keys must be plain strings", line)
             key = str(key) if not isinstance(key, str) else key
             if key in result:
                 raise YamlError(
                     f"key '{key}' appears twice in the same mapping "
                     f"(first on line {result.key_lines[key]})",
-                    key_node.start_mark.line + 1,
+                    line,
                     "keep one of the two; YAML would silently drop the first",
                 )
-            result[key] = self.construct_object(value_node, deep=True)
-            result.key_lines[key] = key_node.start_mark.line + 1
-        return result
-
-    def construct_sequence(self, node, deep=False):
-        result = LineList(self.construct_object(child, deep=True) for child in node.value)
-        result.line = node.start_mark.line + 1
-        result.item_lines = [child.start_mark.line + 1 for child in node.value]
+            result[key] = self.construct_object(value_node)
+            result.key_lines[key] = line
         return result
 
 
@@ -116,8 +135,6 @@ def _undefined(loader, node):
     )
 
 
-_StrictLoader.add_constructor("tag:yaml.org,2002:map", _StrictLoader.construct_mapping)
-_StrictLoader.add_constructor("tag:yaml.org,2002:seq", _StrictLoader.construct_sequence)
 _StrictLoader.add_constructor("tag:yaml.org,2002:timestamp", _StrictLoader.construct_yaml_str)
 _StrictLoader.add_constructor(None, _undefined)
 
