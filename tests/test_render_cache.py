@@ -7,8 +7,8 @@ import stat
 
 import pytest
 from conftest import entry_data, write_entry
+from masrl import sealed
 from masrl.check.validate import load_corpus
-from masrl.render import cache as render_cache
 from masrl.render import figures as plots
 from masrl.render.cache import CACHE_ENV, KEY_ENV, RenderCache, cached_files
 
@@ -17,9 +17,9 @@ from masrl.render.cache import CACHE_ENV, KEY_ENV, RenderCache, cached_files
 def cache_dirs(tmp_path, monkeypatch):
     monkeypatch.setenv(CACHE_ENV, str(tmp_path / "cache"))
     monkeypatch.setenv(KEY_ENV, str(tmp_path / "state" / "cache.key"))
-    render_cache._read_or_create_key.cache_clear()
+    sealed._read_or_create_key.cache_clear()
     yield tmp_path
-    render_cache._read_or_create_key.cache_clear()
+    sealed._read_or_create_key.cache_clear()
 
 
 def test_the_key_is_created_once_outside_the_cache_with_mode_0600(cache_dirs):

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import datetime as dt
+import hashlib
+import json
 import sys
 from pathlib import Path
 
@@ -18,6 +20,7 @@ from masrl.model.citations import load_graph
 from masrl.screening.identified import read_identified
 from masrl.screening.queue import read_queue
 from masrl.screening.snowball import snowball
+from masrl.sealed import KEY_ENV
 from pytest_httpserver import HTTPServer
 
 sys.path.insert(0, str(Path(__file__).resolve().parent / "fixtures" / "openalex"))
@@ -175,6 +178,91 @@ def test_a_fault_mid_run_writes_nothing_and_the_rerun_asks_only_what_failed(
     result = run(project, client_for(openalex, cache))
     assert not set(openalex.asked) & answered
     assert sorted(result.added) == sorted(NEW)
+
+
+INVENTED = {
+    "id": "https://openalex.org/W666",
+    "display_name": "An Invented Work on Agent Teams",
+    "doi": "https://doi.org/10.6666/invented",
+    "publication_date": "2026-11-01",
+    "referenced_works": [],
+}
+
+
+def _rewrite(files: list[Path], how: str) -> None:
+    """Every cached answer rewritten by someone who can write the cache: an invented work in
+    each list and each work's references, valid JSON, the right URL and a fresh time."""
+    contents = [path.read_bytes() for path in files]
+    for path, stored in zip(files, contents, strict=True):
+        tag, _, content = stored.partition(b"\n")
+        record = json.loads(content)
+        answer = record["answer"]
+        if isinstance(answer, dict) and "results" in answer:
+            answer["results"].append(INVENTED)
+        elif isinstance(answer, dict):
+            answer["referenced_works"] = [*answer.get("referenced_works", []), INVENTED["id"]]
+        else:
+            record["answer"] = INVENTED
+        forged = json.dumps(record, separators=(",", ":")).encode()
+        if how == "checksum recomputed":
+            path.write_bytes(hashlib.sha256(forged).hexdigest().encode() + b"\n" + forged)
+        elif how == "tag kept":
+            path.write_bytes(tag + b"\n" + forged)
+        elif how == "unsealed, as before":
+            path.write_bytes(forged)
+        elif how == "truncated":
+            path.write_bytes(stored[: len(stored) // 2])
+    if how == "moved from another answer":
+        for path, stored in zip(files, contents[1:] + contents[:1], strict=True):
+            path.write_bytes(stored)
+
+
+@pytest.mark.parametrize(
+    "how",
+    [
+        "checksum recomputed",
+        "tag kept",
+        "unsealed, as before",
+        "moved from another answer",
+        "truncated",
+        "under another key",
+    ],
+)
+def test_a_rewritten_cache_file_is_not_trusted_and_openalex_is_asked_again(
+    project, openalex, tmp_path_factory, monkeypatch, how
+):
+    cache = tmp_path_factory.mktemp("cache")
+    before = tree(project)
+    first_client = client_for(openalex, cache)
+    run(project, first_client)
+    first = tree(project)
+    files = sorted(cache.iterdir())
+    assert len(files) == first_client.requests_sent > 1
+    if how == "under another key":
+        monkeypatch.setenv(KEY_ENV, str(tmp_path_factory.mktemp("state") / "another.key"))
+    else:
+        _rewrite(files, how)
+    for name in set(first) - set(before):
+        (project.root / name).unlink()
+    for name, content in before.items():
+        (project.root / name).write_bytes(content)
+    client = client_for(openalex, cache)
+    result = run(project, client)
+    assert client.requests_sent == first_client.requests_sent  # every answer asked again
+    assert "W666" not in result.added and tree(project) == first
+    assert all(b"W666" not in path.read_bytes() for path in files)  # sealed afresh
+
+
+def test_without_a_usable_key_openalex_is_asked_every_time(
+    project, openalex, tmp_path_factory, monkeypatch
+):
+    cache = tmp_path_factory.mktemp("cache")
+    monkeypatch.setenv(KEY_ENV, str(cache / "cache.key"))  # inside the cache folder
+    clients = [client_for(openalex, cache) for _ in range(2)]
+    run(project, clients[0])
+    assert clients[0].requests_sent > 1 and list(cache.iterdir()) == []
+    assert clients[1].get("/works/W3", {}) == clients[0].get("/works/W3", {})
+    assert clients[1].requests_sent == 1
 
 
 FAULTS = {

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
+import hashlib
 import json
 import shutil
 from xml.sax.saxutils import escape
@@ -27,6 +28,7 @@ from masrl.imports.verify_metadata import (
 from masrl.model import identifiers as ids
 from masrl.model import yamlio
 from masrl.model.project import Project, read_records
+from masrl.sealed import KEY_ENV
 from werkzeug import Request, Response
 
 runner = CliRunner()
@@ -177,7 +179,8 @@ def test_ids_are_asked_in_batches(project, fake, tmp_path):
 def test_a_second_run_reads_the_cache_until_it_expires(project, fake, tmp_path):
     fake.answer_papers()
     verify_metadata(project, settings_for(fake), cache_in(tmp_path))
-    stored = json.loads((tmp_path / "cache" / "2509.99901.json").read_text(encoding="utf-8"))
+    sealed = (tmp_path / "cache" / "2509.99901.json").read_bytes()
+    stored = json.loads(sealed.partition(b"\n")[2])  # after the line of the HMAC tag
     assert set(stored) == {"fetched_at", "metadata"}
     assert (
         stored["metadata"]["title"].startswith("ShapleyRoute")
@@ -205,6 +208,68 @@ def test_an_unreadable_cache_file_is_fetched_again(project, fake, tmp_path):
     cache.path_for("2508.04652").write_text("{not json", encoding="utf-8")
     report = verify_metadata(project, settings_for(fake), cache)
     assert report.fetched == 3
+
+
+def _rewritten(path, how: str) -> None:
+    """The cached answer for route (2509.99901) made to agree with the entry's wrong title."""
+    tag, _, content = path.read_bytes().partition(b"\n")
+    stored = json.loads(content)
+    stored["metadata"]["title"] = "Credit-Aware Message Routing for Agent Teams"
+    forged = json.dumps(stored, indent=2, sort_keys=True).encode() + b"\n"
+    if how == "checksum recomputed":
+        path.write_bytes(hashlib.sha256(forged).hexdigest().encode() + b"\n" + forged)
+    elif how == "tag kept":
+        path.write_bytes(tag + b"\n" + forged)
+    elif how == "unsealed, as before":
+        path.write_bytes(forged)
+    elif how == "moved from another paper":
+        path.write_bytes((path.parent / "2508.04652.json").read_bytes())
+    elif how == "truncated":
+        path.write_bytes(path.read_bytes()[:-2])
+
+
+@pytest.mark.parametrize(
+    "how",
+    [
+        "checksum recomputed",
+        "tag kept",
+        "unsealed, as before",
+        "moved from another paper",
+        "truncated",
+        "under another key",
+    ],
+)
+def test_a_rewritten_cache_file_is_not_trusted_and_arxiv_is_asked_again(
+    project, fake, tmp_path, monkeypatch, how
+):
+    fake.answer_papers()
+    verify_metadata(project, settings_for(fake), cache_in(tmp_path))
+    path = tmp_path / "cache" / "2509.99901.json"
+    if how == "under another key":
+        monkeypatch.setenv(KEY_ENV, str(tmp_path / "another.key"))
+    else:
+        _rewritten(path, how)
+    asked = len(fake.requests())
+    again = verify_metadata(project, settings_for(fake), cache_in(tmp_path))
+    if how == "under another key":  # every file is foreign now
+        assert {r.args["id_list"] for r in fake.requests()[asked:]} == {
+            "2508.04652,2509.99901,2510.99902,2512.99999"
+        }
+        assert (again.from_cache, again.fetched) == (0, 3)
+    else:
+        assert {r.args["id_list"] for r in fake.requests()[asked:]} == {"2509.99901,2512.99999"}
+        assert (again.from_cache, again.fetched) == (2, 1)
+    assert ("route", "title") in {(m.key, m.kind) for m in again.mismatches}
+    assert b"ShapleyRoute" in path.read_bytes()  # arXiv's answer, sealed again
+
+
+def test_without_a_usable_key_the_cache_is_off(project, fake, tmp_path, monkeypatch):
+    fake.answer_papers()
+    monkeypatch.setenv(KEY_ENV, str(tmp_path / "cache" / "cache.key"))  # inside the cache folder
+    for _ in range(2):
+        report = verify_metadata(project, settings_for(fake), cache_in(tmp_path))
+        assert (report.from_cache, report.fetched) == (0, 3)
+    assert not (tmp_path / "cache").exists()
 
 
 def test_old_style_ids_get_a_flat_cache_file(tmp_path):

@@ -5,15 +5,16 @@ backoff that honour ``Retry-After``, a cap on the body, no redirect to another h
 a single work is ``GET /works/<id>`` (an OpenAlex id ``W...`` or ``doi:<doi>``); lists are
 ``GET /works?filter=...`` answering ``{"meta": {"count", "per_page", "next_cursor"}, "results":
 [Work, ...]}``, paged with ``cursor=*`` and ``meta.next_cursor``. Every good answer is kept under
-``$MASRL_CACHE_DIR/openalex/`` (a miss, an expired or a damaged file is asked again), so a run cut
-short resumes without asking OpenAlex twice.
+``$MASRL_CACHE_DIR/openalex/``, so a run cut short resumes without asking OpenAlex twice. A cached
+answer is trusted only when the key kept outside the cache folder authenticates it (masrl.sealed):
+a missing, expired, rewritten, moved or damaged file is asked again, and without a usable key
+every answer is asked afresh.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
-import os
 import re
 import time
 from collections.abc import Callable, Iterator
@@ -24,16 +25,15 @@ from urllib.parse import quote, urlencode, urlparse
 import requests
 
 from masrl.errors import RemoteError
-from masrl.files import write_atomic
 from masrl.imports.arxiv import parse_retry_after, surname_first
 from masrl.imports.http_body import BodyBroken, BodyTimeout, BodyTooLarge, read_body
 from masrl.model import identifiers as ids
+from masrl.sealed import SealedFolder, cache_root
 from masrl.text import strip_controls
 
 DEFAULT_API_URL = "https://api.openalex.org"
 API_URL_ENV = "MASRL_OPENALEX_URL"
 MAILTO_ENV = "MASRL_OPENALEX_MAILTO"
-CACHE_ENV = "MASRL_CACHE_DIR"
 PER_PAGE = 200  # the largest page OpenAlex serves
 IDS_PER_FILTER = 50  # OpenAlex takes up to 50 values OR-ed in one filter
 ARXIV_DOI_PREFIX = "10.48550/arxiv."
@@ -50,7 +50,7 @@ class OpenAlexSettings:
     max_wait: float = 60.0
     delay: float = 0.1  # seconds between requests; OpenAlex allows about ten a second
     max_bytes: int = 50 * 1024 * 1024
-    cache_dir: Path | None = None  # None: no cache
+    cache_dir: Path | None = None  # None: no cache (nor without a usable key: masrl.sealed)
     max_age: float = 7 * 24 * 3600.0  # seconds a cached answer is trusted
 
     def __post_init__(self):
@@ -63,10 +63,8 @@ class OpenAlexSettings:
 
 def default_cache_dir() -> Path | None:
     """``$MASRL_CACHE_DIR/openalex`` (default ~/.cache/masrl/openalex); None when the setting is off."""
-    setting = os.environ.get(CACHE_ENV, "")
-    if setting.lower() == "off":
-        return None
-    return (Path(setting) if setting else Path.home() / ".cache" / "masrl") / "openalex"
+    root = cache_root()
+    return None if root is None else root / "openalex"
 
 
 class OpenAlexError(RemoteError):
@@ -202,6 +200,7 @@ class OpenAlexClient:
         self.session = requests.Session()
         self.requests_sent = 0
         self._last_request = 0.0
+        self.cache = SealedFolder.at(self.settings.cache_dir, "openalex")
 
     # -- public -------------------------------------------------------------------------------
 
@@ -354,29 +353,29 @@ class OpenAlexClient:
 
     # -- the cache ------------------------------------------------------------------------------
 
-    def _cache_path(self, url: str) -> Path | None:
-        folder = self.settings.cache_dir
-        return folder / f"{hashlib.sha256(url.encode()).hexdigest()}.json" if folder else None
+    @staticmethod
+    def _cache_name(url: str) -> str:
+        return f"{hashlib.sha256(url.encode()).hexdigest()}.json"
 
     def _cached(self, url: str) -> dict | None:
-        path = self._cache_path(url)
-        try:  # a cache file is untrusted: anything unexpected is a miss, never a crash
-            stored = json.loads(path.read_text(encoding="utf-8")) if path else None
+        content = self.cache.get(self._cache_name(url))
+        if content is None:
+            return None
+        try:  # authentic, yet read as warily as any answer: anything unexpected is a miss
+            stored = json.loads(content)
             if (
                 isinstance(stored, dict)
                 and stored.get("url") == url
                 and self.now() - float(stored["stored"]) <= self.settings.max_age
             ):
                 return stored
-        except (OSError, ValueError, KeyError, TypeError):
+        except (ValueError, KeyError, TypeError, RecursionError):
             pass
         return None
 
     def _store(self, url: str, answer) -> None:
-        path = self._cache_path(url)
-        if path is not None:
-            record = {"url": url, "stored": self.now(), "answer": answer}
-            write_atomic(path, json.dumps(record, separators=(",", ":")))
+        record = {"url": url, "stored": self.now(), "answer": answer}
+        self.cache.put(self._cache_name(url), json.dumps(record, separators=(",", ":")).encode())
 
 
 def _results(data) -> list:

@@ -3,8 +3,9 @@ report what arXiv has learnt since: new versions, journal references and DOIs.
 
 Entries are read as raw YAML (so a half-tagged corpus can be checked too). Metadata is fetched in
 batched id_list queries and kept in an on-disk cache, one JSON file per paper with the time it
-was fetched, so a second run within ``max_age`` asks arXiv nothing. Each mismatch names the file
-and line and gives the exact YAML to write.
+was fetched, so a second run within ``max_age`` asks arXiv nothing. A cached file is trusted only
+when the key kept outside the cache folder authenticates it (masrl.sealed); any other is asked
+again. Each mismatch names the file and line and gives the exact YAML to write.
 
 News from arXiv are *updates*: a version newer than the entry's ``latest_version``, a
 ``journal_ref`` or DOI where the entry has none. ``apply_updates`` writes those into the entry
@@ -24,13 +25,13 @@ from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from masrl.errors import InputError
 from masrl.files import read_regular_text, transaction, write_atomic
 from masrl.imports.arxiv import ArxivClient, ArxivSettings, PaperMetadata
 from masrl.imports.csv import latex_to_unicode
 from masrl.model import identifiers as ids
 from masrl.model import yamlio
 from masrl.model.project import Project, RawRecord, read_records
+from masrl.sealed import SealedFolder
 
 CACHE_SUBDIR = Path(".cache") / "masrl" / "arxiv"
 DEFAULT_MAX_AGE_DAYS = 30.0
@@ -45,38 +46,37 @@ def default_cache_dir(project: Project) -> Path:
 
 
 class MetadataCache:
-    """JSON per arXiv id: {"fetched_at": ISO time, "metadata": {...}} (no abstracts)."""
+    """JSON per arXiv id: {"fetched_at": ISO time, "metadata": {...}} (no abstracts), each file
+    sealed to "arxiv/<file name>" (masrl.sealed); without a usable key nothing is kept."""
 
     def __init__(self, directory: Path, max_age: dt.timedelta, now: dt.datetime | None = None):
         self.directory = directory
         self.max_age = max_age
         self.now = now or dt.datetime.now(dt.UTC)
+        self.sealed = SealedFolder.at(directory, "arxiv", limit=1024 * 1024)
+
+    @staticmethod
+    def _name(arxiv_id: str) -> str:
+        return arxiv_id.replace("/", "_") + ".json"
 
     def path_for(self, arxiv_id: str) -> Path:
-        return self.directory / (arxiv_id.replace("/", "_") + ".json")
+        return self.directory / self._name(arxiv_id)
 
     def get(self, arxiv_id: str) -> PaperMetadata | None:
-        """Cached metadata younger than max_age; None when absent, expired or unreadable."""
-        path = self.path_for(arxiv_id)
-        if not path.exists():
+        """Cached metadata younger than max_age; None when absent, expired, unreadable or not
+        authentic."""
+        content = self.sealed.get(self._name(arxiv_id))
+        if content is None:
             return None
-        try:  # a cache file is untrusted: anything unexpected is a miss, never a crash
-            stored = json.loads(read_regular_text(path, root=self.directory, limit=1024 * 1024))
+        try:  # authentic, yet read as warily as any answer: anything unexpected is a miss
+            stored = json.loads(content)
             fetched_at = dt.datetime.fromisoformat(stored["fetched_at"])
             if fetched_at.tzinfo is None:
                 return None
             metadata = PaperMetadata.from_json(stored["metadata"])
             if not _well_typed(metadata):
                 return None
-        except (
-            InputError,
-            OSError,
-            ValueError,
-            KeyError,
-            TypeError,
-            AttributeError,
-            RecursionError,
-        ):
+        except (ValueError, KeyError, TypeError, AttributeError, RecursionError):
             return None
         if self.now - fetched_at > self.max_age or metadata.arxiv_id != arxiv_id:
             return None
@@ -87,9 +87,8 @@ class MetadataCache:
             "fetched_at": self.now.isoformat(timespec="seconds"),
             "metadata": metadata.to_json(),
         }
-        write_atomic(
-            self.path_for(metadata.arxiv_id), json.dumps(stored, indent=2, sort_keys=True) + "\n"
-        )
+        content = json.dumps(stored, indent=2, sort_keys=True) + "\n"
+        self.sealed.put(self._name(metadata.arxiv_id), content.encode("utf-8"))
 
 
 def _well_typed(metadata: PaperMetadata) -> bool:

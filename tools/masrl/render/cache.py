@@ -8,77 +8,25 @@ One folder, one setting: ``MASRL_CACHE_DIR`` (default ``~/.cache/masrl``; ``off`
 time). Each kind of render keeps its entries under ``<folder>/<kind>/<key>/``, where the key
 hashes the inputs. Delete the folder at any time.
 
-A cache entry is trusted only if it is authentic: every stored file carries an HMAC-SHA256 of its
-place in the cache and its content, keyed by a secret kept outside the cache folder, so a file
-rewritten by anyone who can write the cache (with a recomputed checksum or moved from another
-entry) is a miss and is drawn afresh. The secret is 32 random bytes in ``MASRL_CACHE_KEY_FILE``
-(default ``$XDG_STATE_HOME/masrl/cache.key``, i.e. ``~/.local/state/masrl/cache.key``), created
-on first use with mode 0600. A key file that cannot be read or created, or that lies inside the
-cache folder, turns the cache off.
+A cache entry is trusted only if it is authentic: every stored file is sealed by an HMAC of its
+place in the cache and its content, keyed by a secret kept outside the cache folder
+(``MASRL_CACHE_KEY_FILE``; see masrl.sealed), so a file rewritten by anyone who can write the
+cache is a miss and is drawn afresh. Without a usable key the cache is off.
 """
 
 from __future__ import annotations
 
 import functools
 import hashlib
-import hmac
 import json
-import os
-import secrets
 from collections.abc import Callable, Iterable
 from pathlib import Path
 
-from masrl.errors import WriteError
-from masrl.files import replace_atomically
+from masrl.sealed import CACHE_ENV as CACHE_ENV
+from masrl.sealed import KEY_ENV as KEY_ENV
+from masrl.sealed import SealedFolder, cache_key, cache_root
 
-CACHE_ENV = "MASRL_CACHE_DIR"
-KEY_ENV = "MASRL_CACHE_KEY_FILE"
-KEY_BYTES = 32
 INDEX = "index.json"
-
-
-def cache_root() -> Path | None:
-    """The cache folder, or None when MASRL_CACHE_DIR is "off"."""
-    setting = os.environ.get(CACHE_ENV, "")
-    if setting.lower() == "off":
-        return None
-    return Path(setting) if setting else Path.home() / ".cache" / "masrl"
-
-
-def key_file() -> Path:
-    """Where the cache's secret lives: MASRL_CACHE_KEY_FILE, else the user's state folder."""
-    setting = os.environ.get(KEY_ENV, "")
-    if setting:
-        return Path(setting)
-    state = os.environ.get("XDG_STATE_HOME") or Path.home() / ".local" / "state"
-    return Path(state) / "masrl" / "cache.key"
-
-
-def cache_key(root: Path) -> bytes | None:
-    """The secret that authenticates the entries under ``root``, created on first use; None when
-    it cannot be read or created, or would sit inside the cache folder it guards."""
-    path = key_file()
-    if path.resolve().is_relative_to(root.resolve()):
-        return None
-    return _read_or_create_key(str(path.resolve()))
-
-
-@functools.cache
-def _read_or_create_key(path: str) -> bytes | None:
-    # Read once per process. Two processes creating the key at once each write a whole key and
-    # the last rename wins: the loser's entries are misses, drawn again, never trusted wrongly.
-    try:
-        key = Path(path).read_bytes()
-    except FileNotFoundError:
-        try:
-            os.makedirs(os.path.dirname(path), mode=0o700, exist_ok=True)
-            replace_atomically(path, secrets.token_bytes(KEY_BYTES), 0o600)
-            key = Path(path).read_bytes()
-        except (OSError, WriteError):
-            return None
-    except OSError:
-        return None
-    return key if len(key) >= KEY_BYTES else None
 
 
 @functools.cache
@@ -111,13 +59,9 @@ def code_fingerprint(packages: tuple[str, ...] = ("matplotlib",)) -> bytes:
     return b"\0".join([*parts, package_source_digest()])
 
 
-class RenderCache:
-    """The stored renders of one set of inputs; a cache without a folder or a key stores nothing."""
-
-    def __init__(self, directory: Path | None, key: bytes | None = None, place: str = ""):
-        self.directory = directory if key is not None else None
-        self.key = key
-        self.place = place  # "<kind>/<digest>": bound into each file's HMAC
+class RenderCache(SealedFolder):
+    """The stored renders of one set of inputs, each file sealed to "<kind>/<digest>/<name>"; a
+    cache without a folder or a key stores nothing."""
 
     @classmethod
     def keyed(cls, kind: str, inputs: Iterable[bytes]) -> RenderCache:
@@ -131,34 +75,7 @@ class RenderCache:
         return cls(root / place, cache_key(root), place)
 
     def _file(self, name: str) -> Path:
-        return self.directory / name.replace("/", "__")
-
-    def _tag(self, name: str, content: bytes) -> bytes:
-        message = f"{self.place}/{name}".encode() + b"\0" + content
-        return hmac.new(self.key, message, hashlib.sha256).hexdigest().encode()
-
-    def get(self, name: str) -> bytes | None:
-        """The stored bytes, or None when absent or not authentic (tampered with, truncated,
-        moved from another entry, written under another key)."""
-        if self.directory is None:
-            return None
-        try:
-            stored = self._file(name).read_bytes()
-        except OSError:
-            return None
-        tag, _, content = stored.partition(b"\n")
-        return content if hmac.compare_digest(tag, self._tag(name, content)) else None
-
-    def put(self, name: str, content: bytes) -> None:
-        if self.directory is None:
-            return
-        try:
-            self.directory.mkdir(parents=True, exist_ok=True)
-            stored = self._tag(name, content) + b"\n" + content
-            # Not fsynced: a file cut short by a power failure fails its HMAC and is drawn again.
-            replace_atomically(self._file(name), stored, 0o600, durable=False)
-        except (OSError, WriteError):
-            pass  # a cache that cannot be written only costs time
+        return self.path_for(name)
 
     def get_all(self) -> dict[str, bytes] | None:
         """Every file stored by put_all, or None unless all of them are there and intact."""
