@@ -306,7 +306,10 @@ def test_cache_files_are_a_miss_or_a_hit_never_a_crash(stored, raw):
         cache = MetadataCache(Path(scratch), dt.timedelta(days=30))
         path = cache.path_for("2508.04652")
         for content in (json.dumps(stored, default=str).encode(), raw):
-            path.write_bytes(content)
-            assert (
-                cache.get("2508.04652") is None or cache.get("2508.04652").arxiv_id == "2508.04652"
-            )
+            # as written by anyone, and as sealed with the key: authentic files are read warily too
+            for write in (path.write_bytes, lambda data: cache.sealed.put(path.name, data)):
+                write(content)
+                assert (
+                    cache.get("2508.04652") is None
+                    or cache.get("2508.04652").arxiv_id == "2508.04652"
+                )
