@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import datetime as dt
+import functools
 import hashlib
 import json
 import shutil
+from collections.abc import Callable
 from xml.sax.saxutils import escape
 
 import pytest
@@ -488,10 +490,13 @@ def given_name_first(name: str) -> str:
     return f"{given} {surname}"
 
 
-def corpus_as_arxiv(request: Request) -> Response:
-    """Answers from the corpus itself: each entry as arXiv would list it."""
-    corpus = load_corpus(Project(REPO_ROOT))
+def corpus_as_arxiv(corpus) -> Callable[[Request], Response]:
+    """A handler answering from the corpus itself: each entry as arXiv would list it."""
     by_id = {e.arxiv_id: e for e in corpus.entries if e.arxiv_id}
+    return functools.partial(_listed_as_arxiv, by_id)
+
+
+def _listed_as_arxiv(by_id: dict, request: Request) -> Response:
     id_list = request.args["id_list"].split(",")
     start, size = int(request.args["start"]), int(request.args["max_results"])
     entries = []
@@ -517,7 +522,9 @@ def corpus_as_arxiv(request: Request) -> Response:
 def test_the_real_corpus_matches_itself_as_arxiv_would_list_it(fake, tmp_path):
     """Every real entry's names survive the 'Given Surname' -> 'Surname, Given' round trip,
     and upper-casing a title is not a difference."""
-    fake.server.expect_request(API_PATH).respond_with_handler(corpus_as_arxiv)
+    fake.server.expect_request(API_PATH).respond_with_handler(
+        corpus_as_arxiv(load_corpus(Project(REPO_ROOT)))
+    )
     project = Project(REPO_ROOT)
     items, without = entries_with_arxiv_ids(project)
     assert len(items) + len(without) == len(project.entry_paths())
