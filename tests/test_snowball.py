@@ -20,7 +20,7 @@ from masrl.model.citations import load_graph
 from masrl.screening.identified import read_identified
 from masrl.screening.queue import read_queue
 from masrl.screening.snowball import snowball
-from masrl.sealed import KEY_ENV
+from masrl.sealed import CACHE_ENV, KEY_ENV
 from pytest_httpserver import HTTPServer
 
 sys.path.insert(0, str(Path(__file__).resolve().parent / "fixtures" / "openalex"))
@@ -263,6 +263,17 @@ def test_without_a_usable_key_openalex_is_asked_every_time(
     assert clients[0].requests_sent > 1 and list(cache.iterdir()) == []
     assert clients[1].get("/works/W3", {}) == clients[0].get("/works/W3", {})
     assert clients[1].requests_sent == 1
+
+
+def test_a_key_in_the_cache_root_turns_the_openalex_cache_off(
+    project, openalex, tmp_path_factory, monkeypatch
+):
+    root = tmp_path_factory.mktemp("cache-root")
+    monkeypatch.setenv(CACHE_ENV, str(root))
+    monkeypatch.setenv(KEY_ENV, str(root / "cache.key"))  # beside the caches, not in openalex/
+    client = client_for(openalex, root / "openalex")
+    run(project, client)
+    assert client.requests_sent > 1 and not (root / "openalex").exists()
 
 
 FAULTS = {

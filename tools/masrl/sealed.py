@@ -49,11 +49,13 @@ def key_file() -> Path:
 
 def cache_key(root: Path) -> bytes | None:
     """The secret that authenticates the entries under ``root``, created on first use; None when
-    it cannot be read or created, or would sit inside the cache folder it guards."""
-    path = key_file()
-    if path.resolve().is_relative_to(root.resolve()):
+    it cannot be read or created, or would sit inside the cache folder it guards (or inside the
+    cache root, where whoever writes one cache writes them all)."""
+    path = key_file().resolve()
+    guarded = [root, *filter(None, [cache_root()])]
+    if any(path.is_relative_to(folder.resolve()) for folder in guarded):
         return None
-    return _read_or_create_key(str(path.resolve()))
+    return _read_or_create_key(str(path))
 
 
 @functools.cache
