@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import csv
+import functools
 import io
 import shutil
 from pathlib import Path
 
+import pytest
 from click.testing import CliRunner
 from conftest import REAL_ENTRIES, REAL_EXCLUSIONS, REPO_ROOT
 from masrl.check.validate import load_corpus
@@ -28,8 +30,20 @@ def export(root: Path, kind: str) -> str:
     return result.output
 
 
+@functools.cache
+def real_export(kind: str) -> str:
+    """`masrl export csv --kind KIND` of the real corpus, run once per process: every test that
+    reads it reads the same text."""
+    return export(REPO_ROOT, kind)
+
+
+@pytest.fixture(scope="module")
+def corpus():
+    return load_corpus(Project(REPO_ROOT))
+
+
 def test_export_has_the_artifact_header_and_every_entry():
-    text = export(REPO_ROOT, "papers")
+    text = real_export("papers")
     rows = list(csv.DictReader(io.StringIO(text)))
     header = tuple(csv.reader(io.StringIO(text)).__next__())
     assert (
@@ -55,7 +69,7 @@ def test_export_has_the_artifact_header_and_every_entry():
 
 
 def test_exclusions_export_has_the_artifact_header():
-    text = export(REPO_ROOT, "exclusions")
+    text = real_export("exclusions")
     rows = list(csv.DictReader(io.StringIO(text)))
     assert tuple(next(csv.reader(io.StringIO(text)))) == EXCLUSIONS_HEADER
     assert len(rows) == REAL_EXCLUSIONS
@@ -69,7 +83,7 @@ def test_export_import_export_is_byte_identical(tmp_path):
         REPO_ROOT / "screening" / "rounds.yaml", tmp_path / "copy" / "screening" / "rounds.yaml"
     )
     for kind in ("papers", "exclusions"):
-        first = export(REPO_ROOT, kind)
+        first = real_export(kind)
         source = tmp_path / f"{kind}.csv"
         source.write_text(first, encoding="utf-8")
         result = runner.invoke(
@@ -118,7 +132,7 @@ def rows_of(text: str, keys: set[str]) -> str:
 def test_import_never_overwrites_without_force(tmp_path):
     source = tmp_path / "papers.csv"
     source.write_text(
-        rows_of(export(REPO_ROOT, "papers"), {"magrpo", "latentmas", "puppeteer"}), encoding="utf-8"
+        rows_of(real_export("papers"), {"magrpo", "latentmas", "puppeteer"}), encoding="utf-8"
     )
     assert (
         runner.invoke(main, ["import", "csv", str(source), "--root", str(tmp_path)]).exit_code == 0
@@ -146,7 +160,7 @@ def test_import_never_overwrites_without_force(tmp_path):
 
 def test_dry_run_writes_nothing(tmp_path):
     source = tmp_path / "papers.csv"
-    source.write_text(export(REPO_ROOT, "papers"), encoding="utf-8")
+    source.write_text(real_export("papers"), encoding="utf-8")
     result = runner.invoke(
         main, ["import", "csv", str(source), "--root", str(tmp_path / "new"), "--dry-run"]
     )
@@ -172,7 +186,7 @@ def test_bad_header_and_bad_rows_write_nothing(tmp_path):
     )
 
     bad_year = tmp_path / "year.csv"
-    rows = list(csv.DictReader(io.StringIO(export(REPO_ROOT, "papers"))))[:2]
+    rows = list(csv.DictReader(io.StringIO(real_export("papers"))))[:2]
     rows[1]["year"] = "twenty"
     buffer = io.StringIO()
     writer = csv.DictWriter(buffer, PAPERS_HEADER, lineterminator="\n", extrasaction="ignore")
@@ -188,12 +202,11 @@ def test_bad_header_and_bad_rows_write_nothing(tmp_path):
     assert not (tmp_path / "corpus").exists()
 
 
-def test_library_export_matches_cli():
-    corpus = load_corpus(Project(REPO_ROOT))
-    assert export_csv(corpus, "papers") == export(REPO_ROOT, "papers")
+def test_library_export_matches_cli(corpus):
+    assert export_csv(corpus, "papers") == real_export("papers")
 
 
-def test_masrl_layout_has_every_model_field_under_its_name_and_lists_as_json():
+def test_masrl_layout_has_every_model_field_under_its_name_and_lists_as_json(corpus):
     """masrl's own layout: one column per field of the entry model (read from the model, not a
     list kept here), the derived reward_families right after reward_types; list cells are JSON."""
     import json
@@ -201,9 +214,8 @@ def test_masrl_layout_has_every_model_field_under_its_name_and_lists_as_json():
     from masrl.derive.stats import entry_values
     from masrl.exports.csv import masrl_header
 
-    corpus = load_corpus(Project(REPO_ROOT))
     model_fields = list(type(corpus.entries[0]).model_fields)
-    text = export(REPO_ROOT, "masrl")
+    text = real_export("masrl")
     header = next(csv.reader(io.StringIO(text)))
     assert tuple(header) == masrl_header(corpus.taxonomy)
     assert [name for name in header if name != "reward_families"] == model_fields
