@@ -377,11 +377,15 @@ def test_an_entry_without_a_title_is_an_error(tmp_path):
 # Command line and JSON
 
 
-def test_cli_export_bib_to_a_file(tmp_path, exported):
+def test_cli_export_bib_to_a_file(tmp_path, mini_project):
+    """`masrl export bib -o` writes the library's export to a file, making its folder (on the
+    mini corpus: the real corpus's export is checked above, in the library)."""
     target = tmp_path / "out" / "corpus.bib"
-    result = runner.invoke(main, ["export", "bib", "--root", str(REPO_ROOT), "-o", str(target)])
+    result = runner.invoke(
+        main, ["export", "bib", "--root", str(mini_project.root), "-o", str(target)]
+    )
     assert result.exit_code == 0, result.output
-    assert target.read_text(encoding="utf-8") == exported
+    assert target.read_text(encoding="utf-8") == export_bibtex(load_corpus(mini_project).entries)
 
 
 def test_json_export_is_one_deterministic_document(corpus):
