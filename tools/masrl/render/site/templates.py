@@ -1,13 +1,20 @@
-"""Theme templates compiled once per process.
+"""Theme templates compiled once per process, and the menu rendered once per folder.
 
 ``site serve`` rebuilds and the test suite build the site many times from the same templates,
 and compiling them is a quarter of a small site's build. mkdocs loads its hooks file
 (``mkdocs_hooks.py``) afresh for every build, so the compiled code is kept here, in a module
 loaded once; jinja2 checks each template's source checksum, so an edited template is compiled
 again.
+
+The menu (mkdocs-material's partials/nav.html) was most of the rendering of a page, and the
+entry pages, outside the navigation, all show the same one: nothing in it is theirs, and its
+links are relative to the page's folder. ``site/overrides/main.html`` asks ``MenuKept`` for the
+menu of such a page and renders it only when no page of the same folder has.
 """
 
 from __future__ import annotations
+
+import posixpath
 
 import jinja2
 
@@ -25,7 +32,45 @@ class KeptForTheProcess(jinja2.BytecodeCache):
         COMPILED_TEMPLATES[bucket.key] = bucket.bytecode_to_string()
 
 
+class MenuKept:
+    """The menus of one build, by the folder of the pages outside the navigation they serve."""
+
+    def __init__(self) -> None:
+        self.menus: dict[str, str] = {}
+        self.menu_urls: frozenset[str] | None = None
+
+    def _folder(self, page, nav) -> str | None:
+        """The key of a page's menu: the folder holding the page's own folder, for a page outside
+        the navigation whose folder holds no page of the menu; else None (rendered each time)."""
+        if page is None or nav is None or getattr(page, "url", None) is None:
+            return None
+        if self.menu_urls is None:
+            self.menu_urls = frozenset(p.url for p in nav.pages)
+        if page.url in self.menu_urls:
+            return None
+        # the folder mkdocs makes the page's links relative to (mkdocs.utils.get_relative_url)
+        head, tail = posixpath.split(page.url)
+        own = posixpath.dirname(head if "." in tail else page.url)
+        if any(("/" + url).startswith("/" + own + "/") for url in self.menu_urls):
+            return None  # a link into the page's own folder would differ between such pages
+        return posixpath.dirname(own)
+
+    def kept(self, page, nav) -> str | None:
+        folder = self._folder(page, nav)
+        return None if folder is None else self.menus.get(folder)
+
+    def keep(self, page, nav, menu: str) -> str:
+        folder = self._folder(page, nav)
+        if folder is not None:
+            self.menus[folder] = menu
+        return menu
+
+
 def on_env(env: jinja2.Environment, config, files) -> jinja2.Environment:
-    """mkdocs' env event: the theme's environment keeps its compiled templates for the process."""
+    """mkdocs' env event: the theme's environment keeps its compiled templates for the process,
+    and a new build starts with no menu kept."""
     env.bytecode_cache = KeptForTheProcess()
+    menus = MenuKept()
+    env.globals["masrl_kept_menu"] = menus.kept
+    env.globals["masrl_keep_menu"] = menus.keep
     return env
