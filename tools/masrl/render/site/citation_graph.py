@@ -42,7 +42,7 @@ NOT_RETRIEVED = "References not yet retrieved for this entry."
 
 def coverage_sentence(ctx: SiteContext) -> str:
     """'Citations known for N of M entries, retrieved DATE.' or why there is no date."""
-    known, total, retrieved = ctx.citations.coverage(ctx.by_key)
+    known, total, retrieved = ctx.citations_coverage
     noun = "entry" if total == 1 else "entries"
     if retrieved:
         return f"Citations known for {known} of {total} {noun}, retrieved {retrieved}."

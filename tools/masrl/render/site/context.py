@@ -151,6 +151,12 @@ class SiteContext:
         return self.citations.references_known() & set(self.by_key)
 
     @cached_property
+    def citations_coverage(self) -> tuple[int, int, str | None]:
+        """(entries with references known, all entries, retrieval date), computed once: every
+        entry page says it."""
+        return self.citations.coverage(self.by_key)
+
+    @cached_property
     def lineage(self) -> dict[str, tuple[list[str], list[str]]]:
         """Per entry: (the entries it cites, the entries citing it), each sorted; asked of the
         graph once per entry that has an edge, since the entry pages, the graph page and its

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from itertools import islice
 
 from masrl.model.records import ARTIFACT_LINKS, Entry
 from masrl.render.site.citation_graph import lineage_markdown
@@ -336,7 +337,11 @@ def _same_cell(ctx: SiteContext, page: str, entry: Entry) -> str:
         return "This entry has no reward type or no credit unit, so it sits in no reward × credit cell."
     items = []
     for reward, credit in cells:
-        others = [e for e in ctx.reward_credit_cells[(reward, credit)] if e.key != entry.key]
+        members = ctx.reward_credit_cells[(reward, credit)]
+        # The entry is in the cell once per time its lists name the pair; counted, not filtered,
+        # so a page costs the entries it shows rather than the size of its cell.
+        count = len(members) - entry.reward_types.count(reward) * entry.credit_units.count(credit)
+        others = list(islice((e for e in members if e.key != entry.key), SAME_CELL_SHOWN))
         cell = f"{ctx.chip_html(page, 'reward_types', reward)} × {ctx.chip_html(page, 'credit_units', credit)}"
         if not others:
             items.append(
@@ -345,15 +350,15 @@ def _same_cell(ctx: SiteContext, page: str, entry: Entry) -> str:
             continue
         links = [
             f'<li>{ctx.entry_link_html(page, e.key)} <span class="masrl-facts">{html_text(e.year)}</span></li>'
-            for e in others[:SAME_CELL_SHOWN]
+            for e in others
         ]
-        if len(others) > SAME_CELL_SHOWN:
+        if count > SAME_CELL_SHOWN:
             href = html_attr(
                 table_filter_url(page, {"reward_types": reward, "credit_units": credit})
             )
             links.append(
-                f'<li><a href="{href}">all {len(others) + 1} entries of the cell in the table</a></li>'
+                f'<li><a href="{href}">all {count + 1} entries of the cell in the table</a></li>'
             )
-        noun = "entry" if len(others) == 1 else "entries"
-        items.append(f"<li>{cell}: {len(others)} other {noun}<ul>{''.join(links)}</ul></li>")
+        noun = "entry" if count == 1 else "entries"
+        items.append(f"<li>{cell}: {count} other {noun}<ul>{''.join(links)}</ul></li>")
     return '<ul class="masrl-cells">\n' + "\n".join(items) + "\n</ul>"
