@@ -19,13 +19,14 @@ from masrl.imports.csv import apply_plan
 from masrl.model import yamlio
 from masrl.model.project import Project
 from masrl.model.records import PLACEHOLDER, entry_from_data
+from shared_corpus import live_corpus
 
 runner = CliRunner()
 
 
 @pytest.fixture(scope="module")
 def corpus():
-    return load_corpus(Project(REPO_ROOT))
+    return live_corpus()
 
 
 @pytest.fixture(scope="module")

@@ -22,6 +22,7 @@ from masrl.cli import main
 from masrl.derive.claims import LedgerError, claims_report, evaluate_claims
 from masrl.model.project import Project
 from masrl.render.claims import render_github, render_markdown, render_text
+from shared_corpus import live_corpus
 
 STOPPER = entry_data(
     "stopper2026",
@@ -75,7 +76,7 @@ def test_central_claims_and_their_entries(real_results):
 
 
 def test_the_live_corpus_reports_changed_claims_with_their_causes():
-    report = claims_report(load_corpus(Project(REPO_ROOT)))
+    report = claims_report(live_corpus())
     assert report.snapshot == PUBLISHED and all(c.frozen.holds for c in report.comparisons)
     size = next(c for c in report.comparisons if c.id == "corpus-size")
     expected = {"retained": REAL_ENTRIES, "excluded": REAL_EXCLUSIONS, "audited": REAL_AUDITED}

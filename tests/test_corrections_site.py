@@ -9,21 +9,20 @@ from __future__ import annotations
 import re
 
 import pytest
-from conftest import REPO_ROOT
 from lxml import etree
 from masrl.check.validate import load_corpus
-from masrl.model.project import Project
 from masrl.render.feed import FEED_ID, atom_feed
 from masrl.render.site.context import SiteContext
 from masrl.render.site.corrections import corrections_markdown
 from masrl.render.site.entries import entry_markdown
+from shared_corpus import live_corpus
 
 ATOM = "{http://www.w3.org/2005/Atom}"
 
 
 @pytest.fixture(scope="module")
 def ctx() -> SiteContext:
-    return SiteContext(load_corpus(Project(REPO_ROOT)))
+    return SiteContext(live_corpus())
 
 
 def test_an_entry_page_lists_its_corrections_where_its_notes_point(ctx):

@@ -11,7 +11,6 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 from conftest import REAL_ENTRIES, REAL_EXCLUSIONS, REPO_ROOT
-from masrl.check.validate import load_corpus
 from masrl.cli import main
 from masrl.exports.csv import (
     EXCLUSIONS_HEADER,
@@ -19,7 +18,7 @@ from masrl.exports.csv import (
     PAPERS_HEADER_WITHOUT_SUMMARY,
     export_csv,
 )
-from masrl.model.project import Project
+from shared_corpus import live_corpus
 
 runner = CliRunner()
 
@@ -39,7 +38,7 @@ def real_export(kind: str) -> str:
 
 @pytest.fixture(scope="module")
 def corpus():
-    return load_corpus(Project(REPO_ROOT))
+    return live_corpus()
 
 
 def test_export_has_the_artifact_header_and_every_entry():

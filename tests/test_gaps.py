@@ -6,12 +6,12 @@ import json
 
 import pytest
 from click.testing import CliRunner
-from conftest import REPO_ROOT, entry_data, write_entry
+from conftest import entry_data, write_entry
 from masrl.check.validate import load_corpus
 from masrl.cli import main
 from masrl.derive.gaps import cell_class, find_gaps
-from masrl.model.project import Project
 from masrl.render.gaps import EMPTY_MARK, format_cell, gaps_json, gaps_markdown
+from shared_corpus import live_corpus
 
 
 @pytest.fixture
@@ -21,7 +21,7 @@ def mini_gaps(mini_project):
 
 @pytest.fixture(scope="module")
 def real_gaps():
-    return find_gaps(load_corpus(Project(REPO_ROOT)))
+    return find_gaps(live_corpus())
 
 
 def test_cell_classes():

@@ -16,6 +16,7 @@ from masrl.model.taxonomy import load_taxonomy
 from masrl.render import figures as plots
 from masrl.render.cache import CACHE_ENV
 from masrl.render.figures import drawers, figure_list, render_figures, screening_flow_data
+from shared_corpus import live_corpus
 
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 TAXONOMY = load_taxonomy(REPO_ROOT / "taxonomy")
@@ -28,7 +29,7 @@ pytestmark = pytest.mark.xdist_group("figures")
 
 @pytest.fixture(scope="module")
 def real_corpus():
-    return load_corpus(Project(REPO_ROOT))
+    return live_corpus()
 
 
 # Drawn afresh in every run, cache or not: one figure of each drawing function, in SVG, and the
@@ -212,7 +213,6 @@ def test_check_is_right_with_an_empty_cache(tmp_path, monkeypatch):
     """With nothing cached, check draws every figure afresh and finds the committed ones fresh
     (check only reads the checkout)."""
     from conftest import REPO_ROOT
-    from masrl.model.project import Project
     from masrl.render import build
 
     monkeypatch.setenv(CACHE_ENV, str(tmp_path / "empty-cache"))

@@ -5,8 +5,9 @@ from __future__ import annotations
 import html
 
 from conftest import REPO_ROOT, entry_data, exclusion_data, write_entry, write_exclusion
-from masrl.check.validate import load_corpus, validate_project
+from masrl.check.validate import validate_project
 from masrl.screening.rounds import load_rounds
+from shared_corpus import live_corpus
 
 
 def messages(project):
@@ -24,7 +25,7 @@ def test_every_live_record_belongs_to_a_known_round_on_or_after_its_search():
 
     rounds = {r.id: r for r in load_rounds(Project(REPO_ROOT))}
     assert next(iter(rounds)) == "survey-2026-05"  # the published round comes first
-    corpus = load_corpus(Project(REPO_ROOT))
+    corpus = live_corpus()
     for record in [*corpus.entries, *corpus.exclusions]:
         assert record.round in rounds
 
@@ -106,10 +107,9 @@ def test_terms_for_a_family_the_round_did_not_run_are_reported(mini_project):
 
 
 def test_whats_new_names_what_each_round_searched():
-    from masrl.model.project import Project
     from masrl.render.site.context import SiteContext
     from masrl.render.site.living import whats_new_markdown
 
-    text = html.unescape(whats_new_markdown(SiteContext(load_corpus(Project(REPO_ROOT)))))
+    text = html.unescape(whats_new_markdown(SiteContext(live_corpus())))
     assert "Searched publications from 2026-05-04 to 2026-11-23" in text
     assert "Search terms run in this round" in text and "Dec-POMDP" in text

@@ -42,6 +42,7 @@ from masrl.render.site import SiteError, build_site
 from masrl.render.site.builder import generate_docs, sync_tree
 from masrl.render.site.escape import external_link, front_matter_title, html_text, md_text, safe_url
 from masrl.render.site.templates import COMPILED_TEMPLATES
+from shared_corpus import live_corpus
 
 pytestmark = pytest.mark.xdist_group("site")
 
@@ -200,7 +201,7 @@ def make_sample_project(root: Path) -> Project:
         shutil.copytree(REPO_ROOT / name, root / name, ignore=shutil.ignore_patterns("tags"))
     shutil.copy(REPO_ROOT / "CITATION.cff", root / "CITATION.cff")
     (root / "corpus").mkdir()
-    for key in sample_keys(load_corpus(Project(REPO_ROOT))):
+    for key in sample_keys(live_corpus()):
         shutil.copy(REPO_ROOT / "corpus" / f"{key}.yaml", root / "corpus")
     (root / "exclusions").mkdir()
     for path in Project(REPO_ROOT).exclusion_paths()[:SAMPLE_EXCLUSIONS]:
@@ -237,7 +238,7 @@ def hostile_site(tmp_path_factory) -> BuiltSite:
 
 @pytest.fixture(scope="module")
 def corpus():
-    return load_corpus(Project(REPO_ROOT))
+    return live_corpus()
 
 
 # ---------------------------------------------------------------------------------------------

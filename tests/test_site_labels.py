@@ -4,17 +4,15 @@ their lists, and an empty section says why it is empty. In-process, on the real 
 from __future__ import annotations
 
 import pytest
-from conftest import REPO_ROOT
-from masrl.check.validate import load_corpus
-from masrl.model.project import Project
 from masrl.render.site.context import SiteContext
 from masrl.render.site.living import reliability_markdown
 from masrl.render.site.reports import claims_markdown
+from shared_corpus import live_corpus
 
 
 @pytest.fixture(scope="module")
 def ctx() -> SiteContext:
-    return SiteContext(load_corpus(Project(REPO_ROOT)))
+    return SiteContext(live_corpus())
 
 
 def test_reliability_shows_each_round_per_field_by_label_and_says_why_spot_checks_are_empty(ctx):

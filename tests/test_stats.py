@@ -16,6 +16,7 @@ from masrl.derive.stats import NOT_APPLICABLE, axis_fields, compute_stats, cross
 from masrl.model.project import Project
 from masrl.model.taxonomy import load_taxonomy
 from masrl.render.stats import stats_csv, stats_json, stats_markdown, stats_rows
+from shared_corpus import live_corpus
 
 
 @pytest.fixture
@@ -25,7 +26,7 @@ def mini_stats(mini_project):
 
 @pytest.fixture(scope="module")
 def real_corpus():
-    return load_corpus(Project(REPO_ROOT))
+    return live_corpus()
 
 
 @pytest.fixture(scope="module")

@@ -14,7 +14,6 @@ import pytest
 from click.testing import CliRunner
 from conftest import REPO_ROOT, entry_data, write_entry
 from fixtures.arxiv.fake_arxiv import API_PATH, FEED_TEMPLATE, FakeArxiv
-from masrl.check.validate import load_corpus
 from masrl.cli import main
 from masrl.imports.arxiv import ArxivServerError, ArxivSettings, PaperMetadata
 from masrl.imports.verify_metadata import (
@@ -31,6 +30,7 @@ from masrl.model import identifiers as ids
 from masrl.model import yamlio
 from masrl.model.project import Project, read_records
 from masrl.sealed import KEY_ENV
+from shared_corpus import live_corpus
 from werkzeug import Request, Response
 
 runner = CliRunner()
@@ -522,9 +522,7 @@ def _listed_as_arxiv(by_id: dict, request: Request) -> Response:
 def test_the_real_corpus_matches_itself_as_arxiv_would_list_it(fake, tmp_path):
     """Every real entry's names survive the 'Given Surname' -> 'Surname, Given' round trip,
     and upper-casing a title is not a difference."""
-    fake.server.expect_request(API_PATH).respond_with_handler(
-        corpus_as_arxiv(load_corpus(Project(REPO_ROOT)))
-    )
+    fake.server.expect_request(API_PATH).respond_with_handler(corpus_as_arxiv(live_corpus()))
     project = Project(REPO_ROOT)
     items, without = entries_with_arxiv_ids(project)
     assert len(items) + len(without) == len(project.entry_paths())
