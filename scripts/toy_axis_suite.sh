@@ -13,6 +13,8 @@ trap 'rm -rf "$work"' EXIT
 cd "$here"
 git ls-files -z | xargs -0 -I{} cp --parents {} "$work"
 cd "$work"
+# The copy's own package and taxonomy, not the checkout's that the venv installed (children too).
+export PYTHONPATH="$work/tools${PYTHONPATH:+:$PYTHONPATH}"
 cat > taxonomy/modalities.yaml <<'AXIS'
 axis: modalities
 label: Modality
@@ -59,8 +61,14 @@ TAG
 "$bin/masrl" check
 "$bin/masrl" site build -o "$work/site-out" >/dev/null
 grep -q 'browse/modality/' "$work/site-out/index.html" || { echo "the toy axis's browse page is not in the site's menu" >&2; exit 1; }
+rm -rf "$work/site-out"
 echo "toy axis: validate, build, check and site build pass; running the suite"
+# A checkout of its own, for the tests that list tracked files or build the wheel from them.
+git init -q && git add -A && git -c user.name=toy -c user.email=toy@example.org commit -qm "toy axis"
 ln -s "$here/.venv" .venv
 # the pinned uv the lock tests run (scripts/sync.sh installs it there)
 ln -s "$here/.tools" .tools
-"$bin/python" -m pytest -n "${WORKERS:-2}" --dist loadgroup -q "$@"
+# The venv records masrl as installed from the checkout, so a lock check in the copy would only
+# say the copy is elsewhere: that test is about the install, not about axes.
+"$bin/python" -m pytest -n "${WORKERS:-2}" --dist loadgroup -q \
+  --deselect tests/test_lock.py::test_the_installed_versions_are_exactly_the_locks "$@"

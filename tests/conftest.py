@@ -83,7 +83,7 @@ def entry_data(key: str = "alpha2025", /, **overrides) -> dict:
     }
     drop = overrides.pop("drop", ())
     data.update(overrides)
-    data = _with_required_axes(data)
+    data = with_required_axes(data)
     if (
         "sub_decision_evidence" not in overrides
         and isinstance(data.get("sub_decisions"), list)
@@ -105,11 +105,15 @@ def entry_data(key: str = "alpha2025", /, **overrides) -> dict:
     return data
 
 
-def _with_required_axes(data: dict, live: dict | None = None) -> dict:
-    """``data`` with a value for every required tag field of the repository's taxonomy it lacks:
-    the live record's value where it has one, else the axis's first value (an empty list for a
-    list field). So a new required axis file needs no edit to the fixtures."""
-    missing = [s for s in _repo_tag_specs() if s.required and s.name not in data]
+def with_required_axes(data: dict, live: dict | None = None, placeholders: bool = False) -> dict:
+    """``data`` with a value for every required tag field of the repository's taxonomy it lacks
+    (or, with ``placeholders``, holds as the placeholder TODO): the live record's value where it
+    has one, else the axis's first value (an empty list for a list field). So a new required axis
+    file needs no edit to the fixtures."""
+    unset = ("TODO", ["TODO"]) if placeholders else ()
+    missing = [
+        s for s in _repo_tag_specs() if s.required and (s.name not in data or data[s.name] in unset)
+    ]
     if not missing:
         return data
     data = dict(data)
@@ -245,7 +249,7 @@ def _with_evidence(data: dict) -> dict:
         yaml.safe_load(live_file.read_text(encoding="utf-8")) if live_file.is_file() else {}
     ) or {}
     # Axes made required after the snapshot was frozen take the live record's tags.
-    data = _with_required_axes(data, live)
+    data = with_required_axes(data, live)
     data = {**data, "venue": normalise_venue(_repo_taxonomy(), data["venue"])}
     tags = data.get("sub_decisions") or []
     if not tags:

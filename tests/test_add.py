@@ -15,7 +15,13 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-from conftest import entry_data, exclusion_data, write_entry, write_exclusion
+from conftest import (
+    entry_data,
+    exclusion_data,
+    with_required_axes,
+    write_entry,
+    write_exclusion,
+)
 from fixtures.arxiv.fake_arxiv import FakeArxiv
 from masrl.check.validate import validate_project
 from masrl.cli import main
@@ -580,7 +586,7 @@ def test_new_contributor_adds_tags_validates_builds_and_checks(repo_copy, fake):
     assert refused.returncode == 1 and "still the placeholder TODO" in refused.stdout
 
     data = yamlio.loads(path.read_text(encoding="utf-8"))
-    data.update(FILLED_TAGS)
+    data = with_required_axes({**data, **FILLED_TAGS}, placeholders=True)  # axes added since
     path.write_text(yamlio.dumps(dict(data), header=ENTRY_SCHEMA_LINE), encoding="utf-8")
 
     validated = run_masrl("validate", root=root, env=env)

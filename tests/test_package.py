@@ -4,6 +4,7 @@ files, and the wheel, installed in a fresh venv away from the checkout, runs `ma
 
 from __future__ import annotations
 
+import os
 import shutil
 import subprocess
 import sys
@@ -108,11 +109,14 @@ def test_the_wheel_installs_and_runs_away_from_the_checkout(tmp_path):
     purelib = purelib_of(python)
     away = tmp_path / "elsewhere"
     away.mkdir()
+    # as a user runs it: no PYTHONPATH pointing at a checkout (the worktree's or the toy axis's)
+    clean = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
 
     def masrl(*args: str) -> subprocess.CompletedProcess:
         return subprocess.run(
             [tmp_path / "venv" / "bin" / "masrl", *args],
             cwd=away,
+            env=clean,
             capture_output=True,
             text=True,
             timeout=120,
@@ -121,6 +125,7 @@ def test_the_wheel_installs_and_runs_away_from_the_checkout(tmp_path):
     where = subprocess.run(
         [python, "-c", "import masrl; print(masrl.__file__)"],
         cwd=away,
+        env=clean,
         capture_output=True,
         text=True,
         check=True,

@@ -161,11 +161,15 @@ def test_a_copy_of_the_vocabularies_is_parsed_once_and_a_changed_copy_again(mini
     assert same.directory == copy
     assert same.axes == original.axes
     assert all(same.axes[name] is axis for name, axis in original.axes.items())  # not parsed again
-    (copy / "modalities.yaml").write_text(TOY_AXIS, encoding="utf-8")
+    # an axis no taxonomy has yet (the toy axis itself may be there: make test-toy-axis adds it)
+    added = TOY_AXIS.replace("axis: modalities", "axis: exchanges").replace(
+        "  name: modality", "  name: exchange"
+    )
+    (copy / "exchanges.yaml").write_text(added, encoding="utf-8")
     changed = load_taxonomy(copy)
     assert (
-        "modalities" in changed.axes
-        and "modalities" not in load_taxonomy(mini_project.root / "taxonomy").axes
+        "exchanges" in changed.axes
+        and "exchanges" not in load_taxonomy(mini_project.root / "taxonomy").axes
     )
 
 
