@@ -34,7 +34,8 @@ with contextlib.redirect_stdout(out):
         pass
 print(json.dumps({"seconds": time.perf_counter() - start,
                   "peak_mib": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
-                  "summary": out.getvalue().strip().splitlines()[-1]}))
+                  "summary": next(line for line in out.getvalue().splitlines()
+                                  if line.startswith("bib:"))}))
 """
 
 BARE_PARSE = r"""

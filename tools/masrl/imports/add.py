@@ -101,6 +101,12 @@ class DuplicateFinder:
 
         skip: a relative path to ignore (the file a re-import would overwrite).
         """
+        return self.find_normalized(identities, ids.normalize_title(title) if title else "", skip)
+
+    def find_normalized(
+        self, identities: set[str], title_key: str, skip: str | None = None
+    ) -> str | None:
+        """find, for a title already passed through identifiers.normalize_title."""
 
         def first(records) -> KnownRecord | None:
             kept = [r for r in records if r.rel != skip]
@@ -110,7 +116,6 @@ class DuplicateFinder:
         if holder:
             shared = sorted(identities & holder.identities)
             return f"{holder.rel} (same identifier {shared[0]})"
-        title_key = ids.normalize_title(title) if title else ""
         if not title_key:
             return None
         holder = first(
@@ -265,14 +270,24 @@ def entry_skeleton(
         **(extra or {}),
     }
     taxonomy = taxonomy or load_taxonomy()
-    judgements = judgement_fields(taxonomy)
     data = {}
-    for spec in entry_specs(taxonomy):
-        if spec.name in judgements:
-            data[spec.name] = PLACEHOLDER
-        elif spec.name in facts and (spec.required or facts[spec.name] is not None):
-            data[spec.name] = facts[spec.name]
+    for name, judgement, required in _skeleton_layout(taxonomy):
+        if judgement:
+            data[name] = PLACEHOLDER
+        elif name in facts and (required or facts[name] is not None):
+            data[name] = facts[name]
     return data
+
+
+def _skeleton_layout(taxonomy: Taxonomy) -> tuple[tuple[str, bool, bool], ...]:
+    """(name, is a judgement, required) of every entry field in file order, once per taxonomy
+    (a bulk import builds 100,000 skeletons)."""
+
+    def layout(taxonomy: Taxonomy) -> tuple[tuple[str, bool, bool], ...]:
+        judgements = judgement_fields(taxonomy)
+        return tuple((s.name, s.name in judgements, s.required) for s in entry_specs(taxonomy))
+
+    return taxonomy.derived("entry skeleton layout", layout)
 
 
 def entry_from_metadata(metadata: PaperMetadata, key: str) -> dict:

@@ -118,6 +118,8 @@ def _closing_quote(raw: str, start: int) -> int:
 
 def _is_single_value(raw: str) -> bool:
     """A value bibtexparser already reads right: one braced or quoted text, or a number."""
+    if "#" not in raw:  # one part, or unreadable: only a bare macro name needs resolving
+        return not _NAME.fullmatch(raw.strip())
     try:
         parts = split_value(raw)
     except _Unreadable:

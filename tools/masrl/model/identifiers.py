@@ -191,7 +191,7 @@ def distinguishing_tokens(normalized: str) -> tuple[str, ...]:
     words = normalized.split()
     tokens = []
     for index, word in enumerate(words):
-        if any(c.isdigit() for c in word) or word in _ROMAN:
+        if any(map(str.isdigit, word)) or word in _ROMAN:
             tokens.append(word)
         elif word in ("i", "v", "x") and index and words[index - 1] in _SERIES_WORDS:
             tokens.append(word)

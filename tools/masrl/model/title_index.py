@@ -14,8 +14,10 @@ from its *words*, and only titles sharing a key are compared:
 
 A set of words is kept as a 64-bit sum of its words' hashes, and "the other words" as that sum
 minus one word's hash, so a title of n distinct words costs O(n) keys of constant size (a set per
-word cost O(n^2): 6,000 words took 1.6 GB). A collision only adds a candidate that
-``same_title`` then rejects.
+word cost O(n^2): 6,000 words took 1.6 GB). The index keeps each key as its hash, and within a
+block groups the titles by their numbers and version tokens (``distinguishing_tokens``), which
+must agree for ``same_title`` to hold. A collision only adds a candidate that ``same_title`` then
+rejects, or fills a block early, as rare as two 64-bit hashes meeting.
 
 Exact duplicates are found by hashing the whole title, however many share it. A block holding more
 than MAX_BLOCK titles (thousands sharing a prefix, or one-word titles) compares a newcomer with
@@ -26,8 +28,7 @@ separate words and share neither end can be missed; that is the price of linear 
 from __future__ import annotations
 
 import functools
-from collections import defaultdict
-from typing import Generic, TypeVar
+from typing import Generic, NamedTuple, TypeVar
 
 from masrl.model import identifiers as ids
 
@@ -37,33 +38,46 @@ MAX_BLOCK = 200
 _MASK = (1 << 64) - 1
 
 
-def _word_hash(word: str) -> int:
-    return hash(word) & _MASK
+class _Keys(NamedTuple):
+    """A title's blocks (each key kept as its hash) and the member lists it joins or searches:
+    a block's titles grouped by their distinguishing tokens (numbers and version tokens; titles
+    whose tokens differ never name the same paper, identifiers.same_title)."""
 
-
-def _set_hash(words: set[str]) -> int:
-    return sum(_word_hash(w) for w in words) & _MASK
+    own: list[int]  # blocks compared among themselves
+    own_joins: list[int]  # the member list of each own block, for this title's tokens
+    fewer: list[int]  # "one word fewer" blocks, compared with full word sets
+    fewer_joins: list[int]
+    searches: frozenset[int]  # the member lists holding its candidates
 
 
 @functools.lru_cache(maxsize=64)  # a title is looked up in several indexes, then added
-def block_keys(norm: str) -> tuple[tuple[tuple, ...], tuple[tuple, ...]]:
-    """(keys compared among themselves, 'one word fewer' keys compared with full word sets)."""
-    words = set(norm.split())
-    whole = _set_hash(words)
-    own: list[tuple] = [
-        ("flat", norm.replace(" ", "")),
-        ("set", whole),
-        ("pre", norm[:12]),
-        ("suf", norm[-12:]),
+def block_keys(norm: str) -> _Keys:
+    words = {word: hash(word) & _MASK for word in norm.split()}
+    whole = sum(words.values()) & _MASK
+    own = [
+        hash(("flat", norm.replace(" ", ""))),
+        hash(("set", whole)),
+        hash(("pre", norm[:12])),
+        hash(("suf", norm[-12:])),
     ]
-    fewer: list[tuple] = []
+    fewer = []
     if len(words) >= 3:
-        for word in sorted(words):
-            rest = (whole - _word_hash(word)) & _MASK
-            own.append(("typo", rest, word[:2], 0))
-            own.append(("typo", rest, word[-2:], 1))
-            fewer.append(("set", rest))
-    return tuple(own), tuple(fewer)
+        for word, word_hash in words.items():
+            rest = (whole - word_hash) & _MASK
+            own.append(hash(("typo", rest, word[:2], 0)))
+            own.append(hash(("typo", rest, word[-2:], 1)))
+            fewer.append(hash(("set", rest)))
+    tokens = hash(ids.distinguishing_tokens(norm))
+    own_joins = [hash((key, tokens)) for key in own]
+    searches = [hash((key, tokens)) for key in fewer]  # earlier titles one word shorter
+    searches.append(hash((own[1], tokens, 1)))  # earlier titles one word longer
+    return _Keys(
+        own,
+        own_joins,
+        fewer,
+        [hash((key, tokens, 1)) for key in fewer],
+        frozenset(own_joins + searches),
+    )
 
 
 class TitleIndex(Generic[Payload]):
@@ -73,8 +87,11 @@ class TitleIndex(Generic[Payload]):
         self.max_block = max_block
         self._exact: dict[str, list[Payload]] = {}
         self._titles: list[str] = []  # distinct titles, in the order they came
-        self._blocks: dict[tuple, list[int]] = defaultdict(list)
-        self._fewer: dict[tuple, list[int]] = defaultdict(list)
+        # How many titles each block holds, up to max_block (only that many are ever compared).
+        self._sizes: dict[int, int] = {}
+        self._fewer_sizes: dict[int, int] = {}
+        # The first max_block titles of each block, by block and distinguishing tokens.
+        self._members: dict[int, int | list[int]] = {}
 
     def exact(self, norm: str) -> list[Payload]:
         """Everything added under exactly this title, in the order it came."""
@@ -82,22 +99,22 @@ class TitleIndex(Generic[Payload]):
 
     def near(self, norm: str) -> list[str]:
         """Earlier distinct titles near-identical to (and not equal to) this one, oldest first."""
-        if not norm:
+        if not norm or not self._titles:
             return []
-        own, fewer = block_keys(norm)
+        members = self._members
         candidates: set[int] = set()
-        for key in own:
-            candidates.update(self._blocks.get(key, ())[: self.max_block])
-            if key[0] == "set":  # earlier titles one word longer
-                candidates.update(self._fewer.get(key, ())[: self.max_block])
-        for key in fewer:  # earlier titles one word shorter
-            candidates.update(self._blocks.get(key, ())[: self.max_block])
-        found = []
-        for index in sorted(candidates):
-            other = self._titles[index]
-            if other != norm and ids.same_title(norm, other):
-                found.append(other)
-        return found
+        for found in members.keys() & block_keys(norm).searches:
+            held = members[found]
+            if type(held) is int:
+                candidates.add(held)
+            else:
+                candidates.update(held)
+        titles = self._titles
+        return [
+            titles[index]
+            for index in sorted(candidates)
+            if titles[index] != norm and ids.same_title(norm, titles[index])
+        ]
 
     def first_match(self, norm: str) -> Payload | None:
         """The first thing added under this title or a near-identical one, or None."""
@@ -117,8 +134,20 @@ class TitleIndex(Generic[Payload]):
         self._exact[norm] = [payload]
         index = len(self._titles)
         self._titles.append(norm)
-        own, fewer = block_keys(norm)
-        for key in own:
-            self._blocks[key].append(index)
-        for key in fewer:
-            self._fewer[key].append(index)
+        keys = block_keys(norm)
+        members, cap = self._members, self.max_block
+        for blocks, joins, sizes in (
+            (keys.own, keys.own_joins, self._sizes),
+            (keys.fewer, keys.fewer_joins, self._fewer_sizes),
+        ):
+            for block, joined in zip(blocks, joins, strict=True):
+                size = sizes.get(block, 0)
+                if size < cap:
+                    sizes[block] = size + 1
+                    held = members.get(joined)
+                    if held is None:
+                        members[joined] = index  # most lists hold one title: kept bare
+                    elif type(held) is int:
+                        members[joined] = [held, index]
+                    else:
+                        held.append(index)
