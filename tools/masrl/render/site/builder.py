@@ -315,14 +315,19 @@ def build_site(
     paths = default_paths(project, output, staging)
     _check_disposable(paths.staging, STAGING_MARKER, "generated docs folder")  # before any work
     _check_disposable(paths.output, OUTPUT_MARKER, "built site")
-    corpus = load_corpus(project)
     addresses = project_addresses(project.root)
-    files = generate_docs(corpus, paths.source, addresses)
-    sync_tree(files, paths.staging)
+    pages, count = _stage_docs(project, paths, addresses)
     # The published address comes from CITATION.cff (url) unless --site-url asks for another.
     warnings = run_mkdocs(paths, strict, site_url or addresses.site_url)
-    pages = sum(1 for rel in files if rel.endswith(".md"))
-    return SiteBuild(paths, pages, len(files), time.perf_counter() - start, warnings)
+    return SiteBuild(paths, pages, count, time.perf_counter() - start, warnings)
+
+
+def _stage_docs(project: Project, paths: SitePaths, addresses: ProjectAddresses) -> tuple[int, int]:
+    """Generate and write the docs folder; (pages, files). The corpus and the generated files
+    are let go on return, before mkdocs holds every page in memory."""
+    files = generate_docs(load_corpus(project), paths.source, addresses)
+    sync_tree(files, paths.staging)
+    return sum(1 for rel in files if rel.endswith(".md")), len(files)
 
 
 def clean(paths: SitePaths) -> None:

@@ -19,6 +19,7 @@ import html
 import re
 
 from masrl.render.site.errors import SiteError
+from masrl.render.site.page_memory import release_markdown
 
 # Block-level elements Markdown passes through verbatim (no pre, script, style or textarea,
 # whose content Markdown treats specially).
@@ -108,8 +109,11 @@ def on_page_markdown(markdown: str, page, config, files) -> str:
 
 
 def on_page_content(content: str, page, config, files) -> str:
-    """mkdocs' page-content event: the blocks back in place, their ids among the page's anchors."""
+    """mkdocs' page-content event: the blocks back in place, their ids among the page's anchors;
+    the page's Markdown let go (page_memory.py)."""
+    release_markdown(page)
     blocks = getattr(page, "masrl_raw_blocks", [])
+    page.masrl_raw_blocks = []
     if blocks:
         page.present_anchor_ids = (page.present_anchor_ids or set()) | anchor_ids(blocks)
     return restore_raw_blocks(content, blocks, page.file.src_uri)
