@@ -364,6 +364,7 @@ def _plan(path: Path, project: Project, force: bool) -> BibImportPlan:
     # project.relative of a file in the corpus folder: that folder's prefix, then the name
     corpus_prefix = project.relative(project.corpus_dir / "_")[:-1]
     plan = BibImportPlan("papers", [], project.root, warnings=warnings)
+    text_of = ScaffoldText()
     for record in records:
         identities = identities_of(record)
         title_key = ids.normalize_title(record.title or "")
@@ -390,7 +391,8 @@ def _plan(path: Path, project: Project, force: bool) -> BibImportPlan:
             )
         )
         taken.add(key)
-        plan.files.append(_planned(target, scaffold_from_record(record, key, taxonomy), force))
+        data = scaffold_from_record(record, key, taxonomy)
+        plan.files.append(_planned(target, data, force, text_of))
     return plan
 
 
@@ -415,9 +417,41 @@ def _choose_key(
     return generate_key(record.title or "", record.authors, record.year, taken)
 
 
-def _planned(target: Path, data: dict, force: bool) -> PlannedFile:
+class ScaffoldText:
+    """yamlio.dumps(data, header=ENTRY_SCHEMA_LINE) for many scaffolds. A record is written field
+    by field, each top-level field's text independent of the others (block style, no aliases),
+    and most of a scaffold's fields (every placeholder) are the same in every file: each distinct
+    short (name, value) is written once."""
+
+    def __init__(self):
+        self._known: dict[tuple, str] = {}
+
+    def __call__(self, data: dict) -> str:
+        parts = [ENTRY_SCHEMA_LINE, "\n"]
+        for name, value in data.items():
+            if value is None or isinstance(value, bool | int) or _short_text(value):
+                known = (name, type(value), value)
+                text = self._known.get(known)
+                if text is None:
+                    if len(self._known) >= _CACHED:
+                        self._known.clear()
+                    text = self._known[known] = yamlio.dumps({name: value})
+            else:
+                text = yamlio.dumps({name: value})
+            parts.append(text)
+        return "".join(parts)
+
+
+def _short_text(value) -> bool:
+    return isinstance(value, str) and len(value) <= 40
+
+
+def _planned(
+    target: Path, data: dict, force: bool, text_of: ScaffoldText | None = None
+) -> PlannedFile:
     if not target.exists():
-        return PlannedFile(target, yamlio.dumps(data, header=ENTRY_SCHEMA_LINE), "create")
+        text = text_of(data) if text_of and data else yamlio.dumps(data, header=ENTRY_SCHEMA_LINE)
+        return PlannedFile(target, text, "create")
     current_text = read_regular_text(target, root=target.parent)
     try:
         current = yamlio.loads(current_text)
