@@ -76,11 +76,31 @@ def corpus_bibtex(ctx: SiteContext) -> str:
     )
 
 
-def table_data(ctx: SiteContext) -> dict:
+def entry_downloads(ctx: SiteContext) -> dict[str, dict[str, str]]:
+    """Per entry key: its CSV header and row in both layouts and its RIS, written once for the
+    table's data and the whole-corpus files (each writer writes a file row by row, so a file is
+    its header and these rows joined in key order)."""
+    downloads = {}
+    for entry in ctx.entries:
+        csv_header, csv_row = entry_csv(ctx.corpus, entry)
+        masrl_header, masrl_row = entry_masrl_csv(ctx.corpus, entry)
+        downloads[entry.key] = {
+            "csv_header": csv_header,
+            "csv": csv_row,
+            "masrl_csv_header": masrl_header,
+            "masrl_csv": masrl_row,
+            "ris": entry_ris(entry),
+        }
+    return downloads
+
+
+def table_data(ctx: SiteContext, downloads: dict[str, dict[str, str]] | None = None) -> dict:
     """What table.js needs: the axes with their values, and one row per entry.
 
     URLs are relative to the site root; the script resolves them against the JSON file's URL.
+    downloads: entry_downloads(ctx), when the caller has them already.
     """
+    downloads = entry_downloads(ctx) if downloads is None else downloads
     axes = []
     for name in ctx.filter_fields:
         field = ctx.fields[name]
@@ -100,8 +120,8 @@ def table_data(ctx: SiteContext) -> dict:
     rows = []
     csv_header = masrl_header = ""
     for entry in ctx.entries:
-        csv_header, csv_row = entry_csv(ctx.corpus, entry)
-        masrl_header, masrl_row = entry_masrl_csv(ctx.corpus, entry)
+        written = downloads[entry.key]
+        csv_header, masrl_header = written["csv_header"], written["masrl_csv_header"]
         rows.append(
             {
                 "key": entry.key,
@@ -118,9 +138,9 @@ def table_data(ctx: SiteContext) -> dict:
                 # The CLI writers' own output for this entry: the browser's exports of a filtered
                 # view are these strings joined in key order, so they equal `masrl export` of it.
                 "bibtex": ctx.bibtex[entry.key],
-                "csv": csv_row,
-                "masrl_csv": masrl_row,
-                "ris": entry_ris(entry),
+                "csv": written["csv"],
+                "masrl_csv": written["masrl_csv"],
+                "ris": written["ris"],
                 "json": entry_json(ctx, entry),
                 # the compare view's evidence lines, per sub-decision
                 "evidence": dict(entry.sub_decision_evidence or {}),
@@ -156,18 +176,30 @@ def download_files(ctx: SiteContext) -> dict[str, bytes]:
     from masrl.exports.csv import export_csv
     from masrl.render.stats import stats_json
 
+    downloads = entry_downloads(ctx)
+    in_key_order = [downloads[key] for key in sorted(downloads)]
     files = {
         # Compact: the table's data is the heaviest file the table page loads.
         TABLE_DATA: json.dumps(
-            table_data(ctx), ensure_ascii=False, sort_keys=True, separators=(",", ":")
+            table_data(ctx, downloads), ensure_ascii=False, sort_keys=True, separators=(",", ":")
         )
         + "\n",
         BIB_FILE: corpus_bibtex(ctx),
         CORPUS_JSON: ctx.corpus_json,
         STATS_JSON: stats_json(ctx.stats),
-        PAPERS_CSV: export_csv(ctx.corpus, "papers"),
-        MASRL_CSV: export_csv(ctx.corpus, "masrl"),
-        RIS_FILE: "\n".join(entry_ris(e) for e in sorted(ctx.corpus.entries, key=lambda e: e.key)),
+        # = export_csv(corpus, "papers") and (..., "masrl"), from the rows already written
+        PAPERS_CSV: _joined(in_key_order, "csv")
+        if in_key_order
+        else export_csv(ctx.corpus, "papers"),
+        MASRL_CSV: _joined(in_key_order, "masrl_csv")
+        if in_key_order
+        else export_csv(ctx.corpus, "masrl"),
+        RIS_FILE: "\n".join(written["ris"] for written in in_key_order),
         EXCLUSIONS_CSV: export_csv(ctx.corpus, "exclusions"),
     }
     return {path: text.encode("utf-8") for path, text in files.items()}
+
+
+def _joined(rows: list[dict[str, str]], layout: str) -> str:
+    """A whole CSV file from the entries' rows in key order: the header, then the rows."""
+    return rows[0][f"{layout}_header"] + "".join(row[layout] for row in rows)
