@@ -191,7 +191,10 @@ def distinguishing_tokens(normalized: str) -> tuple[str, ...]:
     words = normalized.split()
     tokens = []
     for index, word in enumerate(words):
-        if any(map(str.isdigit, word)) or word in _ROMAN:
+        if not word.isalpha():  # letters only hold no digit: most words stop here
+            if any(map(str.isdigit, word)):
+                tokens.append(word)
+        elif word in _ROMAN:
             tokens.append(word)
         elif word in ("i", "v", "x") and index and words[index - 1] in _SERIES_WORDS:
             tokens.append(word)

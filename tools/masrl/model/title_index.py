@@ -67,15 +67,17 @@ def block_keys(norm: str) -> _Keys:
             own.append(hash(("typo", rest, word[:2], 0)))
             own.append(hash(("typo", rest, word[-2:], 1)))
             fewer.append(hash(("set", rest)))
-    tokens = hash(ids.distinguishing_tokens(norm))
-    own_joins = [hash((key, tokens)) for key in own]
-    searches = [hash((key, tokens)) for key in fewer]  # earlier titles one word shorter
-    searches.append(hash((own[1], tokens, 1)))  # earlier titles one word longer
+    # A member list is its block's hash xor a hash of the tokens (and of which kind of block)
+    found = ids.distinguishing_tokens(norm)
+    tokens, fewer_tokens = hash(found), hash((found, "fewer"))
+    own_joins = [key ^ tokens for key in own]
+    searches = [key ^ tokens for key in fewer]  # earlier titles one word shorter
+    searches.append(own[1] ^ fewer_tokens)  # earlier titles one word longer
     return _Keys(
         own,
         own_joins,
         fewer,
-        [hash((key, tokens, 1)) for key in fewer],
+        [key ^ fewer_tokens for key in fewer],
         frozenset(own_joins + searches),
     )
 
