@@ -3,12 +3,23 @@
 from __future__ import annotations
 
 import json
+import math
+import warnings
 
 import pytest
 from click.testing import CliRunner
+from conftest import examples
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from masrl.cli import main
 from masrl.errors import InputError
-from masrl.screening.agreement import Ratings, agreement, project_agreement, read_audit_csv
+from masrl.screening.agreement import (
+    Ratings,
+    agreement,
+    cohen_kappa,
+    project_agreement,
+    read_audit_csv,
+)
 
 # One worker imports scikit-learn, pandas and ASReview (2 s) for the screening tests, not both.
 pytestmark = pytest.mark.xdist_group("screening")
@@ -144,3 +155,21 @@ def test_a_hand_edited_decisions_file_is_checked_like_screen_checks_it(mini_proj
         "screening/decisions/2026-11.yaml:3: an exclude decision needs a 'reason_code'"
         in result.output
     )
+
+
+@settings(max_examples=examples(200), deadline=None)
+@given(
+    pairs=st.lists(
+        st.tuples(st.sampled_from("abcd"), st.sampled_from("abcd")), min_size=1, max_size=40
+    )
+)
+def test_cohen_kappa_is_scikit_learns_to_the_last_bit(pairs):
+    """The reliability page computes kappa without importing scikit-learn, with its arithmetic."""
+    from sklearn.metrics import cohen_kappa_score
+
+    first, second = [a for a, _ in pairs], [b for _, b in pairs]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # one label only: both say NaN
+        expected = cohen_kappa_score(first, second)
+    found = cohen_kappa(first, second)
+    assert found == expected or (math.isnan(found) and math.isnan(expected))

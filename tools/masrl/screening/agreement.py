@@ -25,7 +25,6 @@ from __future__ import annotations
 
 import csv
 import math
-import warnings
 from collections import defaultdict
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -67,6 +66,7 @@ class PassedRatings:
 
     sets: dict[tuple[str, int], Ratings] = field(default_factory=dict)
     declared: dict[str, dict[int, ReadingPass]] = field(default_factory=dict)
+    decided_in: dict[str, str] = field(default_factory=dict)  # record -> round of its decisions
 
     def of(self, round_id: str, pass_number: int = FIRST_PASS) -> Ratings:
         return self.sets.setdefault((round_id, pass_number), Ratings())
@@ -143,6 +143,7 @@ def read_decisions(project, passed: PassedRatings) -> int:
         passed.of(decision.round).add(
             "decision", decision.record, decision.screener, decision.decision
         )  # a later one wins
+        passed.decided_in[decision.record] = decision.round
     return len(decisions)
 
 
@@ -202,6 +203,24 @@ def _finite(value) -> float | None:
     )
 
 
+def cohen_kappa(first: list[str], second: list[str]) -> float:
+    """Cohen's kappa of two raters' labels, NaN when undefined (one label only). The arithmetic
+    of scikit-learn's ``cohen_kappa_score`` (its test checks the two agree), without importing
+    scikit-learn, which takes a second: the site's reliability page needs only this."""
+    import numpy as np
+
+    labels = sorted(set(first) | set(second))
+    index = {label: i for i, label in enumerate(labels)}
+    confusion = np.zeros((len(labels), len(labels)), dtype=np.int64)
+    np.add.at(confusion, ([index[a] for a in first], [index[b] for b in second]), 1)
+    sum0, sum1 = confusion.sum(axis=0), confusion.sum(axis=1)
+    expected = np.outer(sum0, sum1) / np.sum(sum0)
+    disagree = np.ones_like(confusion)
+    disagree.flat[:: len(labels) + 1] = 0
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return float(1 - np.sum(disagree * confusion) / np.sum(disagree * expected))
+
+
 def field_agreement(field_name: str, units: dict[str, dict[str, str]]) -> FieldAgreement:
     raters = tuple(sorted({r for ratings in units.values() for r in ratings}))
     shared = {u: r for u, r in sorted(units.items()) if len(r) >= 2}
@@ -213,13 +232,9 @@ def field_agreement(field_name: str, units: dict[str, dict[str, str]]) -> FieldA
     )
     kappa = alpha = None
     if len(raters) == 2 and shared:
-        from sklearn.metrics import cohen_kappa_score
-
         first = [shared[u][raters[0]] for u in shared]
         second = [shared[u][raters[1]] for u in shared]
-        with warnings.catch_warnings():  # one label only: kappa is undefined, reported as such
-            warnings.simplefilter("ignore")
-            kappa = _finite(cohen_kappa_score(first, second))
+        kappa = _finite(cohen_kappa(first, second))
     labels = sorted({v for r in units.values() for v in r.values()})
     if len(raters) >= 2 and len(labels) >= 2 and shared:
         import krippendorff
@@ -371,14 +386,22 @@ def settle(
     return settled
 
 
-def record_rounds(project) -> dict[str, str]:
-    """Record id (entry key, exclusion record_id, or a decided record's id) -> its round."""
+def record_rounds(project, corpus=None, decided_in: dict[str, str] | None = None) -> dict[str, str]:
+    """Record id (entry key, exclusion record_id, or a decided record's id) -> its round; the
+    records' rounds from ``corpus`` when the caller has loaded it, else from their files, and the
+    decided records' from ``decided_in`` when the caller has read the decisions."""
     from masrl.model.project import read_records
     from masrl.screening.queue import read_decisions as read_all
 
     # a decided record's round is its decisions file's, even after a ruling moved the record
     # (an entry adjudicated out becomes an exclusion record with another id)
-    rounds = {d.record: d.round for d in read_all(project)}
+    if decided_in is None:
+        decided_in = {d.record: d.round for d in read_all(project)}
+    rounds = dict(decided_in)
+    if corpus is not None:
+        rounds.update({e.key: e.round for e in corpus.entries if e.round is not None})
+        rounds.update({x.record_id: x.round for x in corpus.exclusions if x.round is not None})
+        return rounds
     for record in read_records([*project.entry_paths(), *project.exclusion_paths()]):
         if isinstance(record.data, dict) and record.data.get("round") is not None:
             rounds[
@@ -392,9 +415,13 @@ def _project_ratings(project, audits: list[Path] = ()):
     passed = PassedRatings()
     read_decisions(project, passed)
     rulings = read_tag_readings(project, passed)
+    _read_audits(project, passed, audits)
+    return passed, rulings
+
+
+def _read_audits(project, passed: PassedRatings, audits: list[Path]) -> None:
     for path in audits:
         read_audit_csv(Path(path), passed.of(AUDITS), project.relative(Path(path)))
-    return passed, rulings
 
 
 def _settled_agreement(project, results: list[FieldAgreement], rulings) -> list[FieldAgreement]:
@@ -407,13 +434,8 @@ def _settled_agreement(project, results: list[FieldAgreement], rulings) -> list[
     return settle(results, rulings, corpus)
 
 
-def agreement_by_round(
-    project, round_ids: list[str], audits: list[Path] = ()
-) -> dict[str, list[FieldAgreement]]:
-    """Agreement over the records of each round, the project's files read once for all of them
-    (a round with no records, or none of that name, gets no results)."""
-    passed, rulings = _project_ratings(project, audits)
-    rounds = record_rounds(project)
+def _by_round(project, passed, rulings, round_ids, corpus=None) -> dict[str, list[FieldAgreement]]:
+    rounds = record_rounds(project, corpus, passed.decided_in)
     return {
         round_id: _settled_agreement(
             project,
@@ -422,6 +444,27 @@ def agreement_by_round(
         )
         for round_id in round_ids
     }
+
+
+def agreement_by_round(
+    project, round_ids: list[str], audits: list[Path] = ()
+) -> dict[str, list[FieldAgreement]]:
+    """Agreement over the records of each round, the project's files read once for all of them
+    (a round with no records, or none of that name, gets no results)."""
+    passed, rulings = _project_ratings(project, audits)
+    return _by_round(project, passed, rulings, round_ids)
+
+
+def agreement_report(
+    project, round_ids: list[str], audits: list[Path] = (), corpus=None
+) -> tuple[dict[str, list[FieldAgreement]], list[FieldAgreement]]:
+    """Each round's agreement (screeners' readings only) and the whole project's (with the
+    audits), the rating files read once for both; ``corpus``: the loaded records, so that their
+    rounds are not read from their files again."""
+    passed, rulings = _project_ratings(project)
+    by_round = _by_round(project, passed, rulings, round_ids, corpus)
+    _read_audits(project, passed, audits)
+    return by_round, _settled_agreement(project, reported_agreement(passed), rulings)
 
 
 def project_agreement(

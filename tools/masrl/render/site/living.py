@@ -130,7 +130,7 @@ def reliability_markdown(ctx: SiteContext) -> str:
     from pathlib import Path
 
     from masrl.render.agreement import render_markdown
-    from masrl.screening.agreement import agreement_by_round, project_agreement
+    from masrl.screening.agreement import agreement_report
 
     project = ctx.corpus.project
     audits = (
@@ -154,7 +154,7 @@ def reliability_markdown(ctx: SiteContext) -> str:
         "",
     ]
     rounds = [r.id for r in read_rounds(project)[0]]
-    by_round = agreement_by_round(project, rounds)
+    by_round, overall = agreement_report(project, rounds, [Path(a) for a in audits], ctx.corpus)
     shown = _field_shown(ctx, RELIABILITY_PAGE)
     value = _value_shown(ctx, RELIABILITY_PAGE)
     for round_id in reversed(rounds):
@@ -186,7 +186,7 @@ def reliability_markdown(ctx: SiteContext) -> str:
         "## All rounds and audits",
         "",
         render_markdown(
-            project_agreement(project, [Path(a) for a in audits]),
+            overall,
             heading_level=3,
             field_name=shown,
             value_shown=value,
