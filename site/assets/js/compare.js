@@ -230,11 +230,5 @@
     if (table) startPicking(table);
   }
 
-  if (typeof window.document$ !== "undefined" && window.document$ && typeof window.document$.subscribe === "function") {
-    window.document$.subscribe(init);
-  } else if (document.readyState === "loading") {
-    document.addEventListener("DOMContentLoaded", init);
-  } else {
-    init();
-  }
+  window.masrlOnEveryPage(init);  // assets/js/boot.js
 })();

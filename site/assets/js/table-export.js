@@ -54,11 +54,5 @@
     });
   }
 
-  if (typeof window.document$ !== "undefined" && window.document$ && typeof window.document$.subscribe === "function") {
-    window.document$.subscribe(init);
-  } else if (document.readyState === "loading") {
-    document.addEventListener("DOMContentLoaded", init);
-  } else {
-    init();
-  }
+  window.masrlOnEveryPage(init);  // assets/js/boot.js
 })();
