@@ -386,17 +386,14 @@ def settle(
     return settled
 
 
-def record_rounds(project, corpus=None, decided_in: dict[str, str] | None = None) -> dict[str, str]:
-    """Record id (entry key, exclusion record_id, or a decided record's id) -> its round; the
-    records' rounds from ``corpus`` when the caller has loaded it, else from their files, and the
-    decided records' from ``decided_in`` when the caller has read the decisions."""
+def record_rounds(project, decided_in: dict[str, str], corpus=None) -> dict[str, str]:
+    """Record id (entry key, exclusion record_id, or a decided record's id) -> its round: a
+    decided record's from ``decided_in`` (the decisions as read), the records' from ``corpus``
+    when the caller has loaded it, else from their files."""
     from masrl.model.project import read_records
-    from masrl.screening.queue import read_decisions as read_all
 
     # a decided record's round is its decisions file's, even after a ruling moved the record
     # (an entry adjudicated out becomes an exclusion record with another id)
-    if decided_in is None:
-        decided_in = {d.record: d.round for d in read_all(project)}
     rounds = dict(decided_in)
     if corpus is not None:
         rounds.update({e.key: e.round for e in corpus.entries if e.round is not None})
@@ -435,7 +432,7 @@ def _settled_agreement(project, results: list[FieldAgreement], rulings) -> list[
 
 
 def _by_round(project, passed, rulings, round_ids, corpus=None) -> dict[str, list[FieldAgreement]]:
-    rounds = record_rounds(project, corpus, passed.decided_in)
+    rounds = record_rounds(project, passed.decided_in, corpus)
     return {
         round_id: _settled_agreement(
             project,

@@ -54,7 +54,7 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from masrl.errors import ProblemsError
+from masrl.errors import InputError, ProblemsError
 from masrl.model import yamlio
 from masrl.problems import Problem
 from masrl.screening.reading_passes import (
@@ -501,21 +501,17 @@ def _known_rounds(project) -> set[str] | None:
 
 
 def _decided_records(project, round_id: str) -> set[str] | None:
-    """The record ids of the round's decisions file, read as plain YAML (its own problems are
-    reported by the decisions reader); None when the file cannot be read."""
-    from masrl.screening.queue import decisions_dir
+    """The record ids of the round's decisions file; None when the file has problems (its own
+    reader reports them)."""
+    from masrl.screening.queue import decisions_dir, read_decisions_file
 
     path = decisions_dir(project) / f"{round_id}.yaml"
     if not path.is_file():
         return set()
     try:
-        data = yamlio.load_file(path)
-    except yamlio.YamlError:
+        return {d.record for d in read_decisions_file(project, path)}
+    except InputError:  # ProblemsError too
         return None
-    items = data.get("decisions") if isinstance(data, dict) else None
-    if not isinstance(items, list):
-        return None
-    return {str(item["record"]) for item in items if isinstance(item, dict) and "record" in item}
 
 
 def tag_files(project) -> list[Path]:
