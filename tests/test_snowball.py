@@ -3,14 +3,13 @@
 from __future__ import annotations
 
 import datetime as dt
-import hashlib
 import json
 import sys
 from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-from conftest import entry_data, write_entry
+from conftest import entry_data, write_entry, write_forged
 from masrl.cli import main
 from masrl.derive.flow import compute_flow
 from masrl.errors import UsageError
@@ -204,13 +203,7 @@ def _rewrite(files: list[Path], how: str) -> None:
         else:
             record["answer"] = INVENTED
         forged = json.dumps(record, separators=(",", ":")).encode()
-        if how == "checksum recomputed":
-            path.write_bytes(hashlib.sha256(forged).hexdigest().encode() + b"\n" + forged)
-        elif how == "tag kept":
-            path.write_bytes(tag + b"\n" + forged)
-        elif how == "unsealed, as before":
-            path.write_bytes(forged)
-        elif how == "truncated":
+        if not write_forged(path, forged, tag, how) and how == "truncated":
             path.write_bytes(stored[: len(stored) // 2])
     if how == "moved from another answer":
         for path, stored in zip(files, contents[1:] + contents[:1], strict=True):

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import datetime as dt
 import functools
-import hashlib
 import json
 import shutil
 from collections.abc import Callable
@@ -12,7 +11,7 @@ from xml.sax.saxutils import escape
 
 import pytest
 from click.testing import CliRunner
-from conftest import REPO_ROOT, entry_data, write_entry
+from conftest import REPO_ROOT, entry_data, write_entry, write_forged
 from fixtures.arxiv.fake_arxiv import API_PATH, FEED_TEMPLATE, FakeArxiv
 from masrl.cli import main
 from masrl.imports.arxiv import ArxivServerError, ArxivSettings, PaperMetadata
@@ -218,13 +217,9 @@ def _rewritten(path, how: str) -> None:
     stored = json.loads(content)
     stored["metadata"]["title"] = "Credit-Aware Message Routing for Agent Teams"
     forged = json.dumps(stored, indent=2, sort_keys=True).encode() + b"\n"
-    if how == "checksum recomputed":
-        path.write_bytes(hashlib.sha256(forged).hexdigest().encode() + b"\n" + forged)
-    elif how == "tag kept":
-        path.write_bytes(tag + b"\n" + forged)
-    elif how == "unsealed, as before":
-        path.write_bytes(forged)
-    elif how == "moved from another paper":
+    if write_forged(path, forged, tag, how):
+        return
+    if how == "moved from another paper":
         path.write_bytes((path.parent / "2508.04652.json").read_bytes())
     elif how == "truncated":
         path.write_bytes(path.read_bytes()[:-2])
