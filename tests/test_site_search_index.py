@@ -1,0 +1,96 @@
+"""The search index's quicker reader divides a page as material's search parser does."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from masrl.render.site import search_index
+from masrl.render.site.builder import SitePaths, mkdocs_config, site_source_dir
+from masrl.render.site.search_index import QuickSearchIndex, page_sections
+from material.plugins.search.plugin import Parser
+from test_site import built_site
+
+
+def _material(html: str):
+    parser = Parser()
+    parser.feed(html)
+    parser.close()
+    return parser.data
+
+
+def _shape(sections):
+    return [(s.el.tag, s.el.attrs, s.id, s.depth, s.title, s.text) for s in sections]
+
+
+READ = [
+    "",
+    "<p>trailing &amp",
+    "plain text only &amp; an entity",
+    '<h1 id="title">Title<a class="headerlink" href="#title" title="Permanent link">&para;</a></h1>',
+    '<p>before any heading</p>\n<h2 id="two">Two</h2>\n<p>text\nover lines</p>',
+    '<h1 id="a">A</h1><div><h2 id="b">B <code>x</code></h2><p>in div</p></div><p>after div</p>',
+    '<h3 id="deep">No h1 first</h3><ul>\n<li>one</li>\n<li> </li>\n<li><p>two</p></li>\n</ul>',
+    "<pre><code>line 1\n  line 2\n\n</code></pre><p>   </p><p>x<sub>2</sub> y<sup>3</sup></p>",
+    '<h2 id="x" class="c">Heading <em>em</em></h2><br /><hr/><img alt="a &gt; b" src="i.png" />',
+    "<p class='single' data-x=\"1 > 0\" hidden>quoted &gt; attributes</p>",
+    '<h2 id="dup" id="dup2">Repeated id</h2><p>t</p><h2>No id</h2><p>u</p>',
+    "<span/>self-closing<p>kept</p></span><p>stray end</p></div>",
+    '<H2 ID="Upper">Upper case</H2><P>Para</P>',
+    '<div class="admonition abstract">\n<p class="admonition-title">Our summary</p>\n<p>A&#45;B&#59;</p>\n</div>',
+    '<div class="highlight"><pre><span></span><code><span class="nc">@misc</span>{k,\n}</code></pre></div>',
+    '<h1 id="t">T</h1><p>a</p><p>\n</p><p>b</p>  \n  <p>c</p>',
+]
+LEFT = [
+    '<h1 id="s">S</h1><script>var a = "<p>";</script><p>after</p>',
+    '<h1 id="c">C</h1><!-- a <p> comment --><p>after</p>',
+    '<h1 id="n">N</h1><noscript><p>no script</p></noscript>',
+    '<p>a < b</p><h2 id="lt">lt</h2>',
+    "<p data-search-exclude>hidden</p><p>shown</p>",
+    '<table class="linenotable"><tr><td class="linenos"><div class="linenodiv"><pre>1</pre></div></td></tr></table>',
+    "<p a=unquoted>x</p>",
+    '<p a="1"b="2">no space between attributes</p>',
+]
+
+
+@pytest.mark.parametrize("html", READ + LEFT)
+def test_sections_as_materials_parser_divides_them(html):
+    assert _shape(page_sections(html)) == _shape(_material(html))
+
+
+def test_what_the_reader_does_not_know_goes_to_materials_parser(monkeypatch):
+    read = []
+    monkeypatch.setattr(
+        search_index, "_material_sections", lambda html: read.append(html) or _material(html)
+    )
+    for html in READ:
+        page_sections(html)
+    assert read == []
+    for html in LEFT:
+        page_sections(html)
+    assert read == LEFT
+
+
+@pytest.mark.parametrize("kind", ["sample", "hostile"])
+def test_every_page_of_a_built_site_divided_as_material_does(kind, tmp_path_factory):
+    """Each built page's article: the page's HTML as the search plugin reads it, and more."""
+    site = built_site(kind, tmp_path_factory)
+    pages = 0
+    for path in sorted(site.folder.rglob("index.html")):
+        html = path.read_text(encoding="utf-8")
+        article = re.search(r"<article[^>]*>(.*)</article>", html, re.S)
+        if article:
+            pages += 1
+            assert _shape(page_sections(article.group(1))) == _shape(_material(article.group(1)))
+    assert pages > 10
+
+
+def test_the_built_site_uses_the_quicker_index(tmp_path_factory):
+    site = built_site("sample", tmp_path_factory)
+    paths = SitePaths(site_source_dir(site.project), site.docs, site.folder)
+    config = mkdocs_config(paths)
+    config.plugins.on_config(config)
+    assert any(
+        isinstance(getattr(plugin, "search_index", None), QuickSearchIndex)
+        for plugin in config.plugins.values()
+    )

@@ -1,0 +1,178 @@
+"""The search index read from each page's HTML by a quicker reader than mkdocs-material's.
+
+material's search plugin divides each page's HTML into sections (one per heading with an id) by
+feeding it to Python's ``html.parser``; that was the largest cost of the build's thousands of
+entry pages. ``page_sections`` gives the same sections, text and titles, from a tokenizer of
+regular expressions and the same rules as material's ``Parser``, for pages whose HTML it fully
+understands: well-formed tags with quoted (or no) attribute values, text, and nothing of what
+``html.parser`` or material's parser treats specially (comments, declarations, script, style and
+the other raw-text elements, and material's ``data-search-exclude`` and line-number blocks).
+Any other page goes to material's own parser, so the index is the same either way.
+
+material's parser compares elements by tag name only (its ``Element.__eq__``): a heading is
+"open" while any element of its tag is, and an end tag counts only when it ends the innermost
+open element. The reader keeps that, with tag names in place of elements.
+"""
+
+from __future__ import annotations
+
+import re
+from html import escape, unescape
+
+from material.plugins.search.plugin import Element, Parser, SearchIndex, SearchPlugin, Section
+
+# Whatever html.parser (in any current Python) or material's parser treats apart from plain tags
+# and text (looked for in the page in lower case): such a page is left to material's parser.
+_SPECIAL = ("<!", "<?", "data-search-exclude", "linenodiv") + tuple(
+    f"<{tag}"
+    for tag in ("script", "style", "object", "textarea", "title", "xmp", "iframe", "noembed")
+    + ("noframes", "noscript", "plaintext")
+)
+_ATTR = r"""\s+[a-zA-Z_:][-a-zA-Z0-9_:.]*(?:\s*=\s*(?:"[^"]*"|'[^']*'))?"""
+# One tag: an end tag, or a start tag (group 4: "/" when it closes itself).
+_TAG = re.compile(
+    rf"<(?:/([a-zA-Z][-.a-zA-Z0-9:_]*)\s*|([a-zA-Z][-.a-zA-Z0-9:_]*)((?:{_ATTR})*)\s*(/?))>"
+)
+_ATTRS = re.compile(r"""([a-zA-Z_:][-a-zA-Z0-9_:.]*)(?:\s*=\s*(?:"([^"]*)"|'([^']*)'))?""")
+_HEADINGS = frozenset(("h1", "h2", "h3", "h4", "h5", "h6"))
+# As material's parser: tags without an end, and tags kept in the index's text.
+_VOID = frozenset(
+    ("area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "param")
+    + ("source", "track", "wbr")
+)
+_KEEP = frozenset(("p", "code", "pre", "li", "ol", "ul", "sub", "sup"))
+
+
+def _attributes(text: str) -> dict[str, str | None]:
+    """As html.parser reads them: names in lower case, values unquoted and unescaped, None for
+    a name alone; the last of a repeated name wins (material makes a dict of them)."""
+    attrs: dict[str, str | None] = {}
+    for match in _ATTRS.finditer(text):
+        name, double, single = match.groups()
+        value = double if double is not None else single
+        attrs[name.lower()] = unescape(value) if value else value
+    return attrs
+
+
+def page_sections(html: str) -> list[Section]:
+    """The sections of a page's HTML, as material's search parser divides it."""
+    lowered = html.lower()
+    if any(special in lowered for special in _SPECIAL):
+        return _material_sections(html)
+    parts = _TAG.split(html)  # text, then per tag: end tag, start tag, attributes, "/", text
+    if html.count("<") != len(parts) // 5:  # a "<" that opens no tag (or one inside a value)
+        return _material_sections(html)
+    tags: list[str] = []  # the open elements' tags
+    permalinks: list[int] = []  # the depths of the open headings' permalinks
+    data: list[Section] = []
+    section: Section | None = None
+
+    def text(chunk: str) -> None:
+        nonlocal section
+        if "&" in chunk:
+            chunk = unescape(chunk)
+        if "pre" not in tags:
+            chunk = " " if chunk.isspace() else chunk.replace("\n", " ")
+        if section is None:
+            section = Section(Element("hx"))
+            data.append(section)
+        if section.el.tag in tags:
+            if not permalinks:
+                section.title.append(escape(chunk, quote=False))
+        elif chunk.isspace():
+            if not section.text or not section.text[-1].isspace() or "pre" in tags:
+                section.text.append(chunk)
+        else:
+            section.text.append(escape(chunk, quote=False))
+
+    def end(tag: str) -> None:
+        nonlocal section
+        if not tags or tags[-1] != tag:
+            return
+        if section.depth > len(tags):
+            for earlier in reversed(data):
+                if earlier.depth <= len(tags):
+                    section.depth = float("inf")
+                    section = earlier
+                    break
+        if permalinks and permalinks[-1] == len(tags):
+            permalinks.pop()
+        tags.pop()
+        if tag in _KEEP:
+            kept = section.title if section.el.tag in tags else section.text
+            index = kept.index(f"<{tag}>")
+            for i in range(index + 1, len(kept)):
+                if not kept[i].isspace():
+                    index = len(kept)
+                    break
+            if len(kept) > index:
+                del kept[index:]
+            else:
+                kept.append(f"</{tag}>")
+
+    chunks = iter(parts)
+    first = next(chunks)
+    if first:
+        text(first)
+    for closing, tag, attrs, closes_itself, chunk in zip(chunks, chunks, chunks, chunks, chunks):
+        if closing is not None:
+            end(closing.lower())
+        else:
+            tag = tag.lower()
+            if tag not in _VOID:
+                tags.append(tag)
+                if tag == "a" and "headerlink" in attrs:
+                    if _attributes(attrs).get("class") == "headerlink":
+                        permalinks.append(len(tags))
+                elif tag in _HEADINGS and attrs:
+                    read = _attributes(attrs)
+                    if "id" in read:
+                        depth = len(tags)
+                        if tag != "h1" and not data:
+                            data.append(Section(Element("hx"), depth))
+                        section = Section(Element(tag, read), depth)
+                        if data:
+                            section.id = read["id"]
+                        data.append(section)
+                if section is None:
+                    section = Section(Element("hx"))
+                    data.append(section)
+                if tag in _KEEP:
+                    kept = section.title if section.el.tag in tags else section.text
+                    kept.append(f"<{tag}>")
+                if closes_itself:
+                    end(tag)
+            elif closes_itself:
+                end(tag)
+        if chunk:
+            text(chunk)
+    return data
+
+
+def _material_sections(html: str) -> list[Section]:
+    parser = Parser()
+    parser.feed(html)
+    parser.close()
+    return parser.data
+
+
+class QuickSearchIndex(SearchIndex):
+    """material's search index, each page divided by ``page_sections``."""
+
+    def add_entry_from_context(self, page) -> None:
+        search = page.meta.get("search") or {}
+        if search.get("exclude"):
+            return
+        for section in page_sections(page.content):
+            if not section.is_excluded():
+                self.create_entry_for_section(section, page.toc, page.url, page)
+
+
+def on_config(config):
+    """mkdocs' config event, after the search plugin's: its index reads pages the quicker way."""
+    for plugin in config.plugins.values():
+        if isinstance(plugin, SearchPlugin) and isinstance(
+            getattr(plugin, "search_index", None), SearchIndex
+        ):
+            plugin.search_index = QuickSearchIndex(**plugin.config)
+    return config
