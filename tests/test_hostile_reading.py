@@ -108,6 +108,21 @@ def test_record_files_need_no_second_parse_for_their_depth():
     assert yamlio._nesting_bound("a:\r  b:\r    c: 1\r") >= 3  # other line breaks: the coarse count
 
 
+@settings(max_examples=examples(300), deadline=None, derandomize=True)
+@given(value=st.text(alphabet="-+.0123456789eExXoO_:<=~!&*nNuUlLtTrRfFaAsSyY \t", max_size=8))
+def test_the_resolver_reads_plain_scalars_as_pyyaml_would(value):
+    """The reader's own resolve() (every scalar goes through it) gives PyYAML's answer for the
+    reader's table of implicit types, plain or quoted."""
+    loader = yamlio._StrictLoader("")
+    try:
+        for implicit in ((True, False), (False, True), (False, False)):
+            assert loader.resolve(
+                yaml.ScalarNode, value, implicit
+            ) == yaml.resolver.BaseResolver.resolve(loader, yaml.ScalarNode, value, implicit)
+    finally:
+        loader.dispose()
+
+
 def test_numbers_are_plain_decimal_and_short(mini_project):
     _write(mini_project, "huge.yaml", "key: huge\nyear: " + "9" * 5_000 + "\n")
     for key, year in (("hexyear", "0x7EA"), ("underscore", "2_026"), ("sexagesimal", "33:46")):

@@ -7,7 +7,9 @@ identifier or by a near-identical title, across the corpus and the exclusion log
 
 from __future__ import annotations
 
+import contextlib
 import datetime as dt
+import gc
 import json
 from collections import defaultdict
 from dataclasses import asdict, dataclass, field
@@ -886,6 +888,26 @@ def validate_project(project: Project, allow_placeholders: bool = False) -> Repo
 
     allow_placeholders turns unfilled TODO fields into warnings (for exports of work in progress).
     """
+    with _no_cycle_collection():
+        return _validate_project(project, allow_placeholders)
+
+
+@contextlib.contextmanager
+def _no_cycle_collection():
+    """Pause Python's cycle collector: validation builds several objects per field of every
+    record and keeps many of them (the parsed fields the cross-record checks read, the records),
+    so each full collection walks everything built so far. Reference counting frees what it
+    builds; a cycle, if any, waits for the first collection after the pause."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
+
+
+def _validate_project(project: Project, allow_placeholders: bool) -> Report:
     taxonomy = project.taxonomy()
     problems: list[Problem] = []
     entries, exclusions, identity_items = [], [], []

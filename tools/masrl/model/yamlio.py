@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import functools
 import re
+import sys
 import types
 from pathlib import Path
 from typing import Any
@@ -65,34 +66,42 @@ _STR, _SEQ, _MAP = (f"tag:yaml.org,2002:{name}" for name in ("str", "seq", "map"
 class _StrictLoader(_BaseLoader):
     """Safe loader with line tracking; see the module docstring."""
 
+    # Set per document by _parse: whether the text holds a '*', without which it has no alias.
+    aliases_possible = True
+
     def construct_document(self, node):
-        self._seen: set[int] = set()
+        self._seen: set[int] | None = set() if self.aliases_possible else None
         return self.construct_object(node)
 
     def construct_object(self, node, deep=False):
         # The C parser composes the whole node graph itself, so aliases are caught here: an
         # alias is a node reached a second time. Refusing it means a "billion laughs" document
         # is never expanded, however it nests.
-        if id(node) in self._seen:
-            raise YamlError(
-                "anchors and aliases (&name / *name) are not allowed in masrl data files",
-                node.start_mark.line + 1,
-                "write the value out in full; aliases are refused so that an alias bomb cannot expand",
-            )
-        self._seen.add(id(node))
+        seen = self._seen
+        if seen is not None:
+            if id(node) in seen:
+                raise YamlError(
+                    "anchors and aliases (&name / *name) are not allowed in masrl data files",
+                    node.start_mark.line + 1,
+                    "write the value out in full; aliases are refused so that an alias bomb cannot expand",
+                )
+            seen.add(id(node))
         # Plain strings, mappings and lists are built here directly: PyYAML's generic way (a
         # state table, generators for deep objects, a memo of every node) costs as much again
         # as composing the nodes. Other values go through the constructors registered below.
-        if isinstance(node, yaml.ScalarNode) and node.tag == _STR:
-            return node.value
-        if isinstance(node, yaml.SequenceNode) and node.tag == _SEQ:
-            result = LineList(self.construct_object(child) for child in node.value)
+        # The C composer makes nodes of exactly these classes, so their type is compared.
+        kind, tag = type(node), node.tag
+        if kind is _Scalar and tag == _STR:
+            return _short_text(node.value)
+        if kind is _Sequence and tag == _SEQ:
+            children = node.value
+            result = LineList([self.construct_object(child) for child in children])
             result.line = node.start_mark.line + 1
-            result.item_lines = [child.start_mark.line + 1 for child in node.value]
+            result.item_lines = [child.start_mark.line + 1 for child in children]
             return result
-        if isinstance(node, yaml.MappingNode) and node.tag == _MAP:
+        if kind is _Mapping and tag == _MAP:
             return self._build_mapping(node)
-        data = self.yaml_constructors.get(node.tag, _undefined)(self, node)
+        data = self.yaml_constructors.get(tag, _undefined)(self, node)
         if isinstance(data, types.GeneratorType):  # !!set and the like fill what they yield
             generator, data = data, next(data)
             for _ in generator:
@@ -102,7 +111,8 @@ class _StrictLoader(_BaseLoader):
     def _build_mapping(self, node) -> LineDict:
         result = LineDict()
         result.line = node.start_mark.line + 1
-        result.key_lines = {}
+        result.key_lines = key_lines = {}
+        construct = self.construct_object
         for key_node, value_node in node.value:
             line = key_node.start_mark.line + 1
             if key_node.tag == "tag:yaml.org,2002:merge":
@@ -111,20 +121,48 @@ class _StrictLoader(_BaseLoader):
                     line,
                     "write the keys out in this mapping; masrl data files say everything in place",
                 )
-            key = self.construct_object(key_node) if isinstance(key_node, yaml.ScalarNode) else ()
-            if not isinstance(key, str | int | float | bool) and key is not None:
-                raise YamlError("mapping keys must be plain strings", line)
-            key = str(key) if not isinstance(key, str) else key
+            key = construct(key_node) if type(key_node) is _Scalar else ()
+            if type(key) is not str:
+                if not isinstance(key, str | int | float | bool) and key is not None:
+                    raise YamlError("mapping keys must be plain strings", line)
+                key = str(key) if not isinstance(key, str) else key
             if key in result:
                 raise YamlError(
                     f"key '{key}' appears twice in the same mapping "
-                    f"(first on line {result.key_lines[key]})",
+                    f"(first on line {key_lines[key]})",
                     line,
                     "keep one of the two; YAML would silently drop the first",
                 )
-            result[key] = self.construct_object(value_node)
-            result.key_lines[key] = line
+            result[key] = construct(value_node)
+            key_lines[key] = line
         return result
+
+    def resolve(self, kind, value, implicit):
+        # PyYAML's resolve() for this loader's table, without its per-call list building: the
+        # C composer calls it for every node. Safe loaders have no path resolvers.
+        if kind is _Scalar and implicit[0]:
+            for tag, regexp in _IMPLICIT.get(value[:1], _ANY_FIRST):
+                if regexp.match(value):
+                    return tag
+        return _DEFAULT_TAGS[kind]
+
+    def descend_resolver(self, current_node, current_index):
+        pass  # path resolvers only; see resolve()
+
+    def ascend_resolver(self):
+        pass
+
+
+_Scalar, _Sequence, _Mapping = yaml.ScalarNode, yaml.SequenceNode, yaml.MappingNode
+_DEFAULT_TAGS = {_Scalar: _STR, _Sequence: _SEQ, _Mapping: _MAP}
+
+# Field names, tag values, venues and dates repeat in every record: one copy of each short
+# string is kept, however many records hold it.
+_SHORT = 32
+
+
+def _short_text(value: str) -> str:
+    return sys.intern(value) if len(value) <= _SHORT else value
 
 
 def _undefined(loader, node):
@@ -192,6 +230,14 @@ _StrictLoader.add_implicit_resolver(
     re.compile(r"^(?:true|True|TRUE|false|False|FALSE)$"),
     list("tTfF"),
 )
+# resolve()'s table: the resolvers to try for a plain scalar, by its first character ('' for an
+# empty one), then those for any character (PyYAML's key None), in PyYAML's order.
+_ANY_FIRST = tuple(_StrictLoader.yaml_implicit_resolvers.get(None, ()))
+_IMPLICIT = {
+    first: (*resolvers, *_ANY_FIRST)
+    for first, resolvers in _StrictLoader.yaml_implicit_resolvers.items()
+    if first is not None
+}
 
 
 # Deepest nesting of mappings and lists accepted; masrl's own files nest at most 4 levels.
@@ -201,6 +247,9 @@ MAX_DEPTH = 100
 # A block indicator ('-', '?', ':' or a document start) followed by a blank or the line's end.
 _INDICATOR = re.compile(r"(?:---|[-?:])(?=[ \t]|$)")
 _BLANKS = re.compile(r"[ \t]*")
+# The part of each line the bound looks at (its blanks, and the indicators and blanks that
+# follow), found after each '\n' of the text with a '\n' put in front.
+_LINE_START = re.compile(r"\n([ \t]*(?:(?:---|[-?:])(?=[ \t\n]|\Z)[ \t]*)*)")
 _OTHER_BREAKS = ("\r", "\x85", "\u2028", "\u2029")
 
 
@@ -217,7 +266,9 @@ def _nesting_bound(text: str) -> int:
     if any(brk in text for brk in _OTHER_BREAKS):
         return coarse
     columns = set()
-    for line in text.lstrip("\ufeff").split("\n"):
+    # Only a line's blanks and indicators matter, and most lines begin like others: each distinct
+    # beginning is looked at once.
+    for line in set(_LINE_START.findall("\n" + text.lstrip("\ufeff"))):
         column = _BLANKS.match(line).end()
         columns.add(column)
         while indicator := _INDICATOR.match(line, column):
@@ -317,7 +368,12 @@ def _parse(text: str) -> Any:
     # when the parser gave up (libyaml refuses very deep nesting, Python's stack runs out).
     shallow = _nesting_bound(text) <= MAX_DEPTH
     try:
-        data = yaml.load(text, Loader=_StrictLoader)  # noqa: S506 - _StrictLoader is a safe loader
+        loader = _StrictLoader(text)
+        loader.aliases_possible = "*" in text  # an alias is written '*name'
+        try:
+            data = loader.get_single_data()
+        finally:
+            loader.dispose()
         if not shallow and _depth(data) > MAX_DEPTH:
             check_depth(text)
         return data
