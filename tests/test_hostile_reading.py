@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import gzip
 import os
+import re
 import subprocess
 import sys
 import time
@@ -29,6 +30,7 @@ from masrl.imports.arxiv import (
     ArxivTimeout,
     ArxivTooLarge,
 )
+from masrl.model import identifiers as ids
 from masrl.model import yamlio
 from masrl.model.project import Project
 from masrl.model.taxonomy import TaxonomyError, load_taxonomy
@@ -121,6 +123,30 @@ def test_the_resolver_reads_plain_scalars_as_pyyaml_would(value):
             ) == yaml.resolver.BaseResolver.resolve(loader, yaml.ScalarNode, value, implicit)
     finally:
         loader.dispose()
+
+
+_url_tail = st.text(
+    alphabet=st.characters(min_codepoint=0, max_codepoint=0x7F) | st.sampled_from("é\u00a0\u3000"),
+    max_size=12,
+)
+
+
+@settings(max_examples=examples(500), deadline=None, derandomize=True)
+@given(
+    head=st.sampled_from(
+        ["https://", "http://", "HTTPS://", "ftp://", "https://a.org", "", "http://x-y.b"]
+    ),
+    tail=_url_tail,
+)
+def test_plain_links_pass_the_url_checks_they_skip(head, tail):
+    """check_url lets a plain address through at once: only one every check passes."""
+    url = head + tail
+    if ids._PLAIN_URL.fullmatch(url):
+        saved, ids._PLAIN_URL = ids._PLAIN_URL, re.compile(r"(?!)")
+        try:
+            assert ids.check_url(url) is None, url
+        finally:
+            ids._PLAIN_URL = saved
 
 
 def test_numbers_are_plain_decimal_and_short(mini_project):

@@ -45,20 +45,35 @@ def describe(char: str) -> str:
 def forbidden_characters(data: Any, path: tuple = ()) -> Iterator[tuple[tuple, str]]:
     """(key path, message) for every string in ``data`` holding a forbidden character."""
     if isinstance(data, str):
-        pattern = _FORBIDDEN if path and path[0] in MULTILINE_FIELDS else _FORBIDDEN_WITH_NEWLINE
-        found = pattern.search(data)
-        if found:
-            where = ".".join(str(p) for p in path) or "value"
-            yield (
-                path,
-                f"'{where}' contains {describe(found.group())} at position {found.start() + 1}",
-            )
-    elif isinstance(data, dict):
-        for key, value in data.items():
-            yield from forbidden_characters(value, (*path, key))
+        yield from _forbidden_in_text(data, path)
+        return
+    if isinstance(data, dict):
+        items = data.items()
     elif isinstance(data, list):
-        for index, value in enumerate(data):
-            yield from forbidden_characters(value, (*path, index))
+        items = enumerate(data)
+    else:
+        return
+    # The texts of a mapping or list are searched here, without a generator each (validate runs
+    # this over every field of every record); the message is made only for a text that fails.
+    for key, value in items:
+        if isinstance(value, str):
+            first = path[0] if path else key  # the field, which decides about line breaks
+            pattern = _FORBIDDEN if first in MULTILINE_FIELDS else _FORBIDDEN_WITH_NEWLINE
+            if pattern.search(value):
+                yield from _forbidden_in_text(value, (*path, key))
+        elif isinstance(value, dict | list):
+            yield from forbidden_characters(value, (*path, key))
+
+
+def _forbidden_in_text(text: str, path: tuple) -> Iterator[tuple[tuple, str]]:
+    pattern = _FORBIDDEN if path and path[0] in MULTILINE_FIELDS else _FORBIDDEN_WITH_NEWLINE
+    found = pattern.search(text)
+    if found:
+        where = ".".join(str(p) for p in path) or "value"
+        yield (
+            path,
+            f"'{where}' contains {describe(found.group())} at position {found.start() + 1}",
+        )
 
 
 def strip_controls(text: str) -> str:

@@ -302,11 +302,12 @@ class Record(BaseModel):
     def to_data(self) -> dict[str, Any]:
         """Plain data in field order, as written to the record's YAML file."""
         data = {}
-        for name, info in type(self).model_fields.items():
-            value = getattr(self, name)
-            if not info.is_required() and value in (None, (), ""):
+        values = self.__dict__  # where pydantic keeps the fields' values
+        for name, required in _data_fields(type(self)):
+            value = values[name]
+            if not required and value in (None, (), ""):
                 continue
-            data[name] = _plain(value)
+            data[name] = _plain(value) if isinstance(value, tuple | list | dict) else value
         return data
 
 
@@ -328,6 +329,13 @@ class Exclusion(Record):
     """A screened-but-excluded record; its tag fields come from ``exclusion_model``."""
 
     record_kind: ClassVar[str] = "exclusion"
+
+
+@functools.cache
+def _data_fields(model: type[Record]) -> tuple[tuple[str, bool], ...]:
+    """Each field's name and whether it is required, in order (to_data runs for every record,
+    several times per build)."""
+    return tuple((name, info.is_required()) for name, info in model.model_fields.items())
 
 
 def _plain(value: Any) -> Any:

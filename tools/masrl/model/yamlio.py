@@ -92,7 +92,10 @@ class _StrictLoader(_BaseLoader):
         # The C composer makes nodes of exactly these classes, so their type is compared.
         kind, tag = type(node), node.tag
         if kind is _Scalar and tag == _STR:
-            return _short_text(node.value)
+            # Field names, tag values, venues and dates repeat in every record: one copy of each
+            # short string is kept, however many records hold it.
+            value = node.value
+            return sys.intern(value) if len(value) <= _SHORT_TEXT else value
         if kind is _Sequence and tag == _SEQ:
             children = node.value
             result = LineList([self.construct_object(child) for child in children])
@@ -155,14 +158,7 @@ class _StrictLoader(_BaseLoader):
 
 _Scalar, _Sequence, _Mapping = yaml.ScalarNode, yaml.SequenceNode, yaml.MappingNode
 _DEFAULT_TAGS = {_Scalar: _STR, _Sequence: _SEQ, _Mapping: _MAP}
-
-# Field names, tag values, venues and dates repeat in every record: one copy of each short
-# string is kept, however many records hold it.
-_SHORT = 32
-
-
-def _short_text(value: str) -> str:
-    return sys.intern(value) if len(value) <= _SHORT else value
+_SHORT_TEXT = 32  # characters of the longest text construct_object keeps one copy of
 
 
 def _undefined(loader, node):
