@@ -179,3 +179,17 @@ def test_any_entry_survives_export_and_import(tmp_path_factory, data):
 
 def test_the_property_uses_real_paths():
     assert Path(REPO_ROOT / "taxonomy").is_dir() and write_entry
+
+
+def test_records_given_the_same_fields_share_one_set_of_their_names():
+    """Built records share pydantic's set of the fields given (memory); each still reports its
+    own, and a copy with an update gets a set of its own."""
+    taxonomy = load_taxonomy(REPO_ROOT / "taxonomy")
+    first = entry_from_data(entry_data("one"), taxonomy=taxonomy)
+    second = entry_from_data(entry_data("two"), taxonomy=taxonomy)
+    assert first.model_fields_set is second.model_fields_set
+    assert first.model_fields_set == set(first.model_dump(exclude_unset=True))
+    copy = first.model_copy(update={"title": "Another title"})
+    assert copy.title == "Another title" and first.title != copy.title
+    assert copy.model_fields_set is not first.model_fields_set
+    assert first.model_fields_set == second.model_fields_set
