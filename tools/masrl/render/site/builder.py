@@ -93,9 +93,9 @@ def default_paths(
 # Generation.
 
 
-def generated_pages(ctx: SiteContext) -> dict[str, str]:
-    """Every generated Markdown page, by its path in the docs folder."""
-    pages: dict[str, str] = {}
+def generated_pages(ctx: SiteContext) -> Iterator[dict[str, str]]:
+    """Every generated Markdown page, by its path in the docs folder, one kind of page after
+    another (a later kind's page replaces an earlier one of the same path); each dict is new."""
     for part in (
         entry_pages,
         browse_pages,
@@ -106,10 +106,9 @@ def generated_pages(ctx: SiteContext) -> dict[str, str]:
         citation_pages,
         correction_pages,
     ):
-        pages.update(part(ctx))
+        yield part(ctx)
     trace_markdown, _ = trace_pages(ctx)
-    pages.update(trace_markdown)
-    return pages
+    yield trace_markdown
 
 
 AXES_CSS = "assets/css/axes.css"
@@ -164,8 +163,16 @@ def generate_docs(
     addresses: the project's CITATION.cff addresses when the caller has read them already."""
     addresses = addresses or project_addresses(corpus.project.root)
     ctx = SiteContext(corpus, repository=addresses.repository, site_url=addresses.site_url)
-    generated = {path: text.encode("utf-8") for path, text in generated_pages(ctx).items()}
-    generated.update(generated_files(ctx))
+    # The data files first: their writing needs the most memory for a while, best spent before
+    # the pages are held. Each page's text is let go once encoded, so the site's Markdown is
+    # never held twice. A data file replaces a page of the same path, as it always has.
+    data_files = generated_files(ctx)
+    generated: dict[str, bytes] = {}
+    for pages in generated_pages(ctx):
+        for path in list(pages):
+            generated[path] = pages.pop(path).encode("utf-8")
+    generated.update(data_files)
+    del data_files
     ctx.generated_paths = frozenset(
         generated
     )  # hand-written pages link to optional pages that exist

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import json
 
 from masrl.model.project import Corpus
@@ -179,11 +180,6 @@ def download_files(ctx: SiteContext) -> dict[str, bytes]:
     downloads = entry_downloads(ctx)
     in_key_order = [downloads[key] for key in sorted(downloads)]
     files = {
-        # Compact: the table's data is the heaviest file the table page loads.
-        TABLE_DATA: json.dumps(
-            table_data(ctx, downloads), ensure_ascii=False, sort_keys=True, separators=(",", ":")
-        )
-        + "\n",
         BIB_FILE: corpus_bibtex(ctx),
         CORPUS_JSON: ctx.corpus_json,
         STATS_JSON: stats_json(ctx.stats),
@@ -197,7 +193,20 @@ def download_files(ctx: SiteContext) -> dict[str, bytes]:
         RIS_FILE: "\n".join(written["ris"] for written in in_key_order),
         EXCLUSIONS_CSV: export_csv(ctx.corpus, "exclusions"),
     }
-    return {path: text.encode("utf-8") for path, text in files.items()}
+    encoded = {path: text.encode("utf-8") for path, text in files.items()}
+    # Compact: the table's data is the heaviest file the table page loads.
+    encoded[TABLE_DATA] = _compact_json(table_data(ctx, downloads))
+    return encoded
+
+
+def _compact_json(data: dict) -> bytes:
+    """json.dumps(data) in compact form, keys sorted, with a newline, in UTF-8; its "entries"
+    written one by one, so the whole text is never held as one string (at thousands of entries
+    that string and the encoder's pieces were the largest memory of a site build)."""
+    dump = functools.partial(json.dumps, ensure_ascii=False, sort_keys=True, separators=(",", ":"))
+    head, tail = dump({**data, "entries": []}).split('"entries":[]')
+    rows = b",".join(dump(row).encode("utf-8") for row in data["entries"])
+    return b"".join(((head + '"entries":[').encode("utf-8"), rows, f"]{tail}\n".encode()))
 
 
 def _joined(rows: list[dict[str, str]], layout: str) -> str:
