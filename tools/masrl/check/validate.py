@@ -790,10 +790,22 @@ CROSS_RECORD_FIELDS = (
 
 def _identity_part(record: RawRecord) -> RawRecord:
     data = record.data
-    part = yamlio.LineDict((name, data[name]) for name in CROSS_RECORD_FIELDS if name in data)
+    part = yamlio.LineDict(
+        (name, _without_lines(data[name])) for name in CROSS_RECORD_FIELDS if name in data
+    )
     part.line = getattr(data, "line", 1)
     part.key_lines = {name: record.line_of(name) for name in part}
     return RawRecord(record.path, part, record.error)
+
+
+def _without_lines(value):
+    """``value`` as plain dicts and lists: the checks across records read only the lines of the
+    fields themselves, and each line map costs as much as the values it maps."""
+    if isinstance(value, dict):
+        return {key: _without_lines(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_without_lines(item) for item in value]
+    return value
 
 
 def _duplicate_problems(
@@ -963,6 +975,11 @@ def _validate_project(project: Project, allow_placeholders: bool) -> Report:
                     formerly_lines[name] = record.line_of("formerly")
                 if record.data.get("round") == SURVEY_ROUND:
                     unscreened.add(name)  # the snapshot's records came without screening files
+    # The screening files first: the tags files are the largest data files, and their parse
+    # does not then come on top of the duplicate search's index.
+    problems += _screening_problems(
+        project, taxonomy, entry_keys, places, formerly, formerly_lines, unscreened
+    )
     different_papers, override_problems = load_overrides(project.root)
     problems += [
         Problem(OVERRIDES_FILE, line, message, "", "error", "overrides")
@@ -980,9 +997,6 @@ def _validate_project(project: Project, allow_placeholders: bool) -> Report:
     from masrl.model.citations import read_graph
 
     problems += read_graph(project, entry_keys)[1]
-    problems += _screening_problems(
-        project, taxonomy, entry_keys, places, formerly, formerly_lines, unscreened
-    )
     if not files_read:
         problems.append(
             Problem(

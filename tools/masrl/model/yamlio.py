@@ -98,9 +98,12 @@ class _StrictLoader(_BaseLoader):
             return sys.intern(value) if len(value) <= _SHORT_TEXT else value
         if kind is _Sequence and tag == _SEQ:
             children = node.value
-            result = LineList([self.construct_object(child) for child in children])
+            result = LineList()
             result.line = node.start_mark.line + 1
             result.item_lines = [child.start_mark.line + 1 for child in children]
+            for index, child in enumerate(children):
+                result.append(self.construct_object(child))
+                children[index] = None  # see _build_mapping
             return result
         if kind is _Mapping and tag == _MAP:
             return self._build_mapping(node)
@@ -116,7 +119,11 @@ class _StrictLoader(_BaseLoader):
         result.line = node.start_mark.line + 1
         result.key_lines = key_lines = {}
         construct = self.construct_object
-        for key_node, value_node in node.value:
+        pairs = node.value
+        for index, (key_node, value_node) in enumerate(pairs):
+            # Each item's nodes go once it is built: a file's nodes (two position marks each)
+            # take several times the memory of its data, so a large file would hold both.
+            pairs[index] = None
             line = key_node.start_mark.line + 1
             if key_node.tag == "tag:yaml.org,2002:merge":
                 raise YamlError(
