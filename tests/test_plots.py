@@ -168,6 +168,18 @@ def test_the_figure_cache_serves_identical_bytes_and_ignores_a_tampered_file(
     assert render_figures(corpus, ["entries-per-year"]) == first
 
 
+def test_the_figure_key_is_the_same_with_or_without_the_corpus_json(tmp_path, monkeypatch):
+    """`masrl build` hashes the corpus JSON without holding it; the site build passes the text
+    it publishes: both find the same figures."""
+    from masrl.exports.json import export_json
+
+    monkeypatch.setenv(CACHE_ENV, str(tmp_path / "cache"))
+    corpus = live_corpus()
+    directory = plots.figure_cache(corpus).directory
+    assert directory is not None
+    assert directory == plots.figure_cache(corpus, export_json(corpus)).directory
+
+
 def test_a_change_to_any_code_draws_again(mini_project, tmp_path, monkeypatch):
     """Cached renders are keyed by all of masrl's code (content only, no hand-kept list of the
     modules a picture depends on): a change to how a table is counted or a trace is laid out

@@ -59,18 +59,24 @@ def code_fingerprint(packages: tuple[str, ...] = ("matplotlib",)) -> bytes:
     return b"\0".join([*parts, package_source_digest()])
 
 
+class Hashed(bytes):
+    """The SHA-256 of an input, given to RenderCache.keyed in place of an input too large to hold
+    (the corpus as JSON)."""
+
+
 class RenderCache(SealedFolder):
     """The stored renders of one set of inputs, each file sealed to "<kind>/<digest>/<name>"; a
     cache without a folder or a key stores nothing."""
 
     @classmethod
     def keyed(cls, kind: str, inputs: Iterable[bytes]) -> RenderCache:
+        """The cache of the renders of ``inputs`` (each bytes, or the Hashed digest of one)."""
         root = cache_root()
         if root is None:
             return cls(None)
         digest = hashlib.sha256()
         for part in inputs:
-            digest.update(hashlib.sha256(part).digest())
+            digest.update(part if isinstance(part, Hashed) else hashlib.sha256(part).digest())
         place = f"{kind}/{digest.hexdigest()[:32]}"
         return cls(root / place, cache_key(root), place)
 

@@ -29,7 +29,7 @@ from masrl.derive.stats import (
 from masrl.errors import UsageError
 from masrl.model.project import Corpus
 from masrl.model.taxonomy import Taxonomy
-from masrl.render.cache import RenderCache, code_fingerprint
+from masrl.render.cache import Hashed, RenderCache, code_fingerprint
 
 # matplotlib (and numpy) take seconds to import and only drawing needs them: a figure read back
 # from the render cache does not. _load_matplotlib() binds these names the first time a figure
@@ -215,11 +215,14 @@ def figure_cache(corpus: Corpus, corpus_json: str | None = None) -> RenderCache:
     snapshot, all of masrl's code and matplotlib (see
     masrl.render.cache). corpus_json, when given, must be export_json(corpus): the site build
     passes the one it publishes instead of serialising the corpus a second time."""
-    from masrl.exports.json import export_json
+    from masrl.exports.json import export_json_sha256
 
-    if corpus_json is None:
-        corpus_json = export_json(corpus)
-    inputs = [corpus_json.encode("utf-8"), code_fingerprint()]
+    corpus_part = (
+        corpus_json.encode("utf-8")
+        if corpus_json is not None
+        else Hashed(export_json_sha256(corpus))  # the same key, without the text in memory
+    )
+    inputs = [corpus_part, code_fingerprint()]
     inputs += [
         path.name.encode() + b"\0" + path.read_bytes()
         for path in sorted(Path(corpus.taxonomy.directory).glob("*.yaml"))
