@@ -871,6 +871,8 @@ def _duplicate_problems(
                     "duplicate-paper",
                 )
             )
+    # The title search builds validate's largest index: what is done with goes first.
+    del by_key, by_identity
 
     def recorded_distinct(first, second) -> bool:
         return frozenset((first[2].path.stem, second[2].path.stem)) in different_papers
