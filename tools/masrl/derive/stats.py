@@ -100,7 +100,7 @@ def entry_values(entry: Entry, field_name: str, taxonomy: Taxonomy) -> tuple[str
         return taxonomy.reward_families_of(entry.reward_types)
     value = getattr(entry, field_name)
     if isinstance(value, tuple):
-        return tuple(str(v) for v in value)
+        return tuple(map(str, value))
     return () if value is None else (str(value),)
 
 
@@ -126,9 +126,14 @@ def entries_with_value(corpus: Corpus, field_name: str) -> dict[str, list[str]]:
     keys: dict[str, list[str]] = {value: [] for value in field_values(corpus, field_name)}
     if field.nullable:
         keys[NOT_APPLICABLE] = []
+    taxonomy, not_applicable = corpus.taxonomy, (NOT_APPLICABLE,)
     for entry in corpus.entries:
-        for value in entry_values(entry, field_name, corpus.taxonomy) or (NOT_APPLICABLE,):
-            keys.setdefault(value, []).append(entry.key)
+        key = entry.key
+        for value in entry_values(entry, field_name, taxonomy) or not_applicable:
+            if value in keys:
+                keys[value].append(key)
+            else:
+                keys[value] = [key]
     return {value: sorted(members) for value, members in keys.items()}
 
 
