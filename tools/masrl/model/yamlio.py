@@ -119,19 +119,29 @@ class _StrictLoader(_BaseLoader):
         result.line = node.start_mark.line + 1
         result.key_lines = key_lines = {}
         construct = self.construct_object
+        # Plain text is taken here, without a call to construct_object (most keys and values are
+        # text), unless the document may hold aliases: then every node goes through it.
+        direct = self._seen is None
         pairs = node.value
         for index, (key_node, value_node) in enumerate(pairs):
             # Each item's nodes go once it is built: a file's nodes (two position marks each)
             # take several times the memory of its data, so a large file would hold both.
             pairs[index] = None
             line = key_node.start_mark.line + 1
-            if key_node.tag == "tag:yaml.org,2002:merge":
+            key_tag = key_node.tag
+            if key_tag == "tag:yaml.org,2002:merge":
                 raise YamlError(
                     f"merge keys (<<) are not allowed (column {key_node.start_mark.column + 1})",
                     line,
                     "write the keys out in this mapping; masrl data files say everything in place",
                 )
-            key = construct(key_node) if type(key_node) is _Scalar else ()
+            if type(key_node) is not _Scalar:
+                key = ()
+            elif direct and key_tag == _STR:
+                key = key_node.value
+                key = sys.intern(key) if len(key) <= _SHORT_TEXT else key
+            else:
+                key = construct(key_node)
             if type(key) is not str:
                 if not isinstance(key, str | int | float | bool) and key is not None:
                     raise YamlError("mapping keys must be plain strings", line)
@@ -143,7 +153,11 @@ class _StrictLoader(_BaseLoader):
                     line,
                     "keep one of the two; YAML would silently drop the first",
                 )
-            result[key] = construct(value_node)
+            if direct and type(value_node) is _Scalar and value_node.tag == _STR:
+                value = value_node.value
+                result[key] = sys.intern(value) if len(value) <= _SHORT_TEXT else value
+            else:
+                result[key] = construct(value_node)
             key_lines[key] = line
         return result
 
