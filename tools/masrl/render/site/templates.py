@@ -1,4 +1,5 @@
-"""Theme templates compiled once per process, and the menu rendered once per folder.
+"""Theme templates compiled once per process, and the parts of a page that are the same for the
+pages outside the navigation rendered once per folder.
 
 ``site serve`` rebuilds and the test suite build the site many times from the same templates,
 and compiling them is a quarter of a small site's build. mkdocs loads its hooks file
@@ -8,8 +9,10 @@ again.
 
 The menu (mkdocs-material's partials/nav.html) was most of the rendering of a page, and the
 entry pages, outside the navigation, all show the same one: nothing in it is theirs, and its
-links are relative to the page's folder. ``site/overrides/main.html`` asks ``MenuKept`` for the
-menu of such a page and renders it only when no page of the same folder has.
+links are relative to the page's folder. The same holds for the tabs, the footer (a page outside
+the navigation has no previous or next page) and the theme's configuration script (the base
+address and the translations). ``site/overrides/main.html`` asks ``PartsKept`` for such a part
+of such a page and renders it only when no page of the same folder has.
 """
 
 from __future__ import annotations
@@ -32,18 +35,24 @@ class KeptForTheProcess(jinja2.BytecodeCache):
         COMPILED_TEMPLATES[bucket.key] = bucket.bytecode_to_string()
 
 
-class MenuKept:
-    """The menus of one build, by the folder of the pages outside the navigation they serve."""
+class PartsKept:
+    """The parts of the pages outside the navigation, by part and by the folder of the pages."""
 
     def __init__(self) -> None:
-        self.menus: dict[str, str] = {}
+        self.parts: dict[tuple[str, str], str] = {}
         self.menu_urls: frozenset[str] | None = None
+        self.folders: dict[str, str | None] = {}  # by page URL: each page asks for several parts
 
     def _folder(self, page, nav) -> str | None:
-        """The key of a page's menu: the folder holding the page's own folder, for a page outside
-        the navigation whose folder holds no page of the menu; else None (rendered each time)."""
         if page is None or nav is None or getattr(page, "url", None) is None:
             return None
+        if page.url not in self.folders:
+            self.folders[page.url] = self._page_folder(page, nav)
+        return self.folders[page.url]
+
+    def _page_folder(self, page, nav) -> str | None:
+        """The key of a page's parts: the folder holding the page's own folder, for a page outside
+        the navigation whose folder holds no page of the menu; else None (rendered each time)."""
         if self.menu_urls is None:
             self.menu_urls = frozenset(p.url for p in nav.pages)
         if page.url in self.menu_urls:
@@ -55,22 +64,22 @@ class MenuKept:
             return None  # a link into the page's own folder would differ between such pages
         return posixpath.dirname(own)
 
-    def kept(self, page, nav) -> str | None:
+    def kept(self, page, nav, part: str) -> str | None:
         folder = self._folder(page, nav)
-        return None if folder is None else self.menus.get(folder)
+        return None if folder is None else self.parts.get((part, folder))
 
-    def keep(self, page, nav, menu: str) -> str:
+    def keep(self, page, nav, part: str, text: str) -> str:
         folder = self._folder(page, nav)
         if folder is not None:
-            self.menus[folder] = menu
-        return menu
+            self.parts[(part, folder)] = text
+        return text
 
 
 def on_env(env: jinja2.Environment, config, files) -> jinja2.Environment:
     """mkdocs' env event: the theme's environment keeps its compiled templates for the process,
-    and a new build starts with no menu kept."""
+    and a new build starts with no part kept."""
     env.bytecode_cache = KeptForTheProcess()
-    menus = MenuKept()
-    env.globals["masrl_kept_menu"] = menus.kept
-    env.globals["masrl_keep_menu"] = menus.keep
+    parts = PartsKept()
+    env.globals["masrl_kept"] = parts.kept
+    env.globals["masrl_keep"] = parts.keep
     return env
