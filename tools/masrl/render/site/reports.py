@@ -423,23 +423,29 @@ def _query_terms(ctx: SiteContext, page: str, query) -> str:
 
 
 def _changed_admonition(ctx: SiteContext, page: str, report) -> list[str]:
-    """A warning box above the table naming each claim that changed and the records behind it."""
+    """A warning box above the table naming each claim that changed and the records behind it.
+
+    Written as the HTML Markdown's admonition makes of it: as Markdown, each claim's list of
+    changed records is one list item, whose inline parsing grows with the square of its length.
+    The table follows on the very next line, as after an admonition Markdown starts the next
+    block without a blank line in between (a blank line after raw HTML adds one); the claims'
+    anchors are still checked through the table's links to them."""
     if not report.changed:
         return []
     lines = [
-        '!!! warning "Changed claims"',
-        "",
-        f"    These claims hold on the frozen snapshot <code>{md_text(report.snapshot)}</code> of the survey but no "
-        "longer hold on the live corpus:",
-        "",
+        '<div class="admonition warning">',
+        '<p class="admonition-title">Changed claims</p>',
+        f"<p>These claims hold on the frozen snapshot <code>{md_text(report.snapshot)}</code> of the survey but no "
+        "longer hold on the live corpus:</p>",
+        "<ul>",
     ]
     for c in report.changed:
         causes = "; ".join(md_text(cause.describe()) for cause in c.causes)
         lines.append(
-            f"    - [{md_text(c.id)}](#{anchor_id('claim', c.id)}): {md_text(c.live.detail)}. "
-            f"Changed by {causes}."
+            f'<li><a href="#{anchor_id("claim", c.id)}">{md_text(c.id)}</a>: {md_text(c.live.detail)}. '
+            f"Changed by {causes}.</li>"
         )
-    return lines + [""]
+    return lines + ["</ul>", "</div>"]
 
 
 def _status_badge(holds: bool, changed: bool = False) -> str:
