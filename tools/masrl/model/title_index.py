@@ -14,10 +14,12 @@ from its *words*, and only titles sharing a key are compared:
 
 A set of words is kept as a 64-bit sum of its words' hashes, and "the other words" as that sum
 minus one word's hash, so a title of n distinct words costs O(n) keys of constant size (a set per
-word cost O(n^2): 6,000 words took 1.6 GB). The index keeps each key as its hash, and within a
-block groups the titles by their numbers and version tokens (``distinguishing_tokens``), which
-must agree for ``same_title`` to hold. A collision only adds a candidate that ``same_title`` then
-rejects, or fills a block early, as rare as two 64-bit hashes meeting.
+word cost O(n^2): 6,000 words took 1.6 GB). The index keeps each key as its hash, mapped to the
+block's titles; a candidate must also carry the same numbers and version tokens
+(``distinguishing_tokens``), which must agree for ``same_title`` to hold. Nearly every block
+holds one title, so one map entry per block, and no count beside it, is most of the index's
+size. A collision only adds a candidate that ``same_title`` then rejects, or fills a block early,
+as rare as two 64-bit hashes meeting.
 
 Exact duplicates are found by hashing the whole title, however many share it. A block holding more
 than MAX_BLOCK titles (thousands sharing a prefix, or one-word titles) compares a newcomer with
@@ -39,15 +41,12 @@ _MASK = (1 << 64) - 1
 
 
 class _Keys(NamedTuple):
-    """A title's blocks (each key kept as its hash) and the member lists it joins or searches:
-    a block's titles grouped by their distinguishing tokens (numbers and version tokens; titles
-    whose tokens differ never name the same paper, identifiers.same_title)."""
+    """A title's blocks, each kept as its hash, and the tokens its candidates must share."""
 
     own: list[int]  # blocks compared among themselves
-    own_joins: list[int]  # the member list of each own block, for this title's tokens
     fewer: list[int]  # "one word fewer" blocks, compared with full word sets
-    fewer_joins: list[int]
-    searches: frozenset[int]  # the member lists holding its candidates
+    searches: frozenset[int]  # the own blocks holding its candidates (own and one word shorter)
+    tokens: int  # hash of its distinguishing tokens
 
 
 @functools.lru_cache(maxsize=64)  # a title is looked up in several indexes, then added
@@ -67,19 +66,8 @@ def block_keys(norm: str) -> _Keys:
             own.append(hash(("typo", rest, word[:2], 0)))
             own.append(hash(("typo", rest, word[-2:], 1)))
             fewer.append(hash(("set", rest)))
-    # A member list is its block's hash xor a hash of the tokens (and of which kind of block)
-    found = ids.distinguishing_tokens(norm)
-    tokens, fewer_tokens = hash(found), hash((found, "fewer"))
-    own_joins = [key ^ tokens for key in own]
-    searches = [key ^ tokens for key in fewer]  # earlier titles one word shorter
-    searches.append(own[1] ^ fewer_tokens)  # earlier titles one word longer
-    return _Keys(
-        own,
-        own_joins,
-        fewer,
-        [key ^ fewer_tokens for key in fewer],
-        frozenset(own_joins + searches),
-    )
+    # An own "set" block named by one of its fewer keys holds an earlier title one word shorter.
+    return _Keys(own, fewer, frozenset(own + fewer), hash(ids.distinguishing_tokens(norm)))
 
 
 class TitleIndex(Generic[Payload]):
@@ -89,11 +77,11 @@ class TitleIndex(Generic[Payload]):
         self.max_block = max_block
         self._exact: dict[str, list[Payload]] = {}
         self._titles: list[str] = []  # distinct titles, in the order they came
-        # How many titles each block holds, up to max_block (only that many are ever compared).
-        self._sizes: dict[int, int] = {}
-        self._fewer_sizes: dict[int, int] = {}
-        # The first max_block titles of each block, by block and distinguishing tokens.
-        self._members: dict[int, int | list[int]] = {}
+        self._tokens: list[int] = []  # the hash of each one's distinguishing tokens
+        # The first max_block titles of each block (only that many are ever compared), by block:
+        # a bare title number while a block holds one, as nearly all do.
+        self._own: dict[int, int | list[int]] = {}
+        self._fewer: dict[int, int | list[int]] = {}
 
     def exact(self, norm: str) -> list[Payload]:
         """Everything added under exactly this title, in the order it came."""
@@ -103,14 +91,18 @@ class TitleIndex(Generic[Payload]):
         """Earlier distinct titles near-identical to (and not equal to) this one, oldest first."""
         if not norm or not self._titles:
             return []
-        members = self._members
+        keys = block_keys(norm)
+        tokens, mine = self._tokens, keys.tokens
         candidates: set[int] = set()
-        for found in members.keys() & block_keys(norm).searches:
-            held = members[found]
+        held_lists = [self._own[found] for found in self._own.keys() & keys.searches]
+        if keys.own[1] in self._fewer:  # earlier titles one word longer
+            held_lists.append(self._fewer[keys.own[1]])
+        for held in held_lists:
             if type(held) is int:
-                candidates.add(held)
+                if tokens[held] == mine:
+                    candidates.add(held)
             else:
-                candidates.update(held)
+                candidates.update(index for index in held if tokens[index] == mine)
         titles = self._titles
         return [
             titles[index]
@@ -137,19 +129,16 @@ class TitleIndex(Generic[Payload]):
         index = len(self._titles)
         self._titles.append(norm)
         keys = block_keys(norm)
-        members, cap = self._members, self.max_block
-        for blocks, joins, sizes in (
-            (keys.own, keys.own_joins, self._sizes),
-            (keys.fewer, keys.fewer_joins, self._fewer_sizes),
-        ):
-            for block, joined in zip(blocks, joins, strict=True):
-                size = sizes.get(block, 0)
-                if size < cap:
-                    sizes[block] = size + 1
-                    held = members.get(joined)
-                    if held is None:
-                        members[joined] = index  # most lists hold one title: kept bare
-                    elif type(held) is int:
-                        members[joined] = [held, index]
-                    else:
-                        held.append(index)
+        self._tokens.append(keys.tokens)
+        cap = self.max_block
+        for blocks, held_by in ((keys.own, self._own), (keys.fewer, self._fewer)):
+            for block in blocks:
+                held = held_by.get(block)
+                if held is None:
+                    if cap > 0:
+                        held_by[block] = index
+                elif type(held) is int:
+                    if cap > 1:
+                        held_by[block] = [held, index]
+                elif len(held) < cap:
+                    held.append(index)
