@@ -43,7 +43,9 @@ class YamlError(InputError):
 class LineDict(dict):
     """A dict that knows the line of each of its keys (and its own start line)."""
 
-    line: int = 1
+    # Slots, not an attribute dict per instance: a large file has a mapping per item.
+    __slots__ = ("line", "key_lines")
+    line: int
     key_lines: dict
 
     def line_of(self, key: str) -> int:
@@ -53,7 +55,8 @@ class LineDict(dict):
 class LineList(list):
     """A list that knows the line of each of its items (and its own start line)."""
 
-    line: int = 1
+    __slots__ = ("line", "item_lines")
+    line: int
     item_lines: list
 
     def line_of(self, index: int) -> int:
