@@ -178,9 +178,14 @@ def readme_files(corpus: Corpus) -> dict[str, bytes]:
     current = read_regular_text(
         path, root=corpus.project.root
     )  # never a FIFO or a file outside the checkout
-    return {
-        README: replace_block(current, screened_line(corpus) + paper_list(corpus)).encode("utf-8")
-    }
+    # The text around the list, its markers checked, and the list put in as UTF-8 bytes: the
+    # list is most of the file, and each whole-text copy of it (the old list, the joins around
+    # the new one, its encoding) would otherwise be held at once.
+    outside = replace_block(current, "")
+    del current
+    at = outside.index(BEGIN_MARKER) + len(BEGIN_MARKER) + 1  # replace_block's "\n" after it
+    block = (screened_line(corpus) + paper_list(corpus)).rstrip("\n").encode("utf-8")
+    return {README: b"".join((outside[:at].encode("utf-8"), block, outside[at:].encode("utf-8")))}
 
 
 def screened_line(corpus: Corpus) -> str:
