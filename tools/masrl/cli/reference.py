@@ -6,6 +6,8 @@ never drift from the commands (sqlite-utils does the same with cog).
 
 from __future__ import annotations
 
+import platform
+
 import click
 
 from masrl.model.project import Corpus
@@ -45,4 +47,13 @@ def _describe(command: click.Command, ctx: click.Context, path: str, parts: list
 
 
 def cli_reference_files(corpus: Corpus) -> dict[str, bytes]:
-    return {CLI_REFERENCE: cli_reference_markdown().encode("utf-8")}
+    """From the render cache while masrl's code, click and Python are unchanged: the page is
+    made of nothing else, and making it imports every command's module."""
+    from masrl.render.cache import cached_files, code_fingerprint
+
+    inputs = [code_fingerprint(("click",)), platform.python_version().encode()]
+    return cached_files(
+        "cli-reference",
+        inputs,
+        lambda: {CLI_REFERENCE: cli_reference_markdown().encode("utf-8")},
+    )
