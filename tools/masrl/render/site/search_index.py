@@ -21,6 +21,8 @@ from html import escape, unescape
 
 from material.plugins.search.plugin import Element, Parser, SearchIndex, SearchPlugin, Section
 
+from masrl.render.site.page_memory import release_free_memory
+
 # Whatever html.parser (in any current Python) or material's parser treats apart from plain tags
 # and text (looked for in the page in lower case): such a page is left to material's parser.
 _SPECIAL = ("<!", "<?", "data-search-exclude", "linenodiv") + tuple(
@@ -158,6 +160,10 @@ def _material_sections(html: str) -> list[Section]:
 
 class QuickSearchIndex(SearchIndex):
     """material's search index, each page divided by ``page_sections``."""
+
+    def generate_search_index(self, prev) -> str:
+        release_free_memory()  # every page is written: what they freed goes back first
+        return super().generate_search_index(prev)
 
     def add_entry_from_context(self, page) -> None:
         search = page.meta.get("search") or {}
