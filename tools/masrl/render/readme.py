@@ -17,6 +17,7 @@ never inject a link or HTML into the README.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from urllib.parse import quote, urlsplit
 
 from masrl.errors import InputError
@@ -115,22 +116,24 @@ def _sort_key(entry: Entry):
 
 def paper_list(corpus: Corpus) -> str:
     """The generated block (without the markers): one section per category, newest first."""
+    return "\n".join(_paper_lines(corpus))
+
+
+def _paper_lines(corpus: Corpus) -> Iterator[str]:
     axis = corpus.taxonomy["categories"]
-    lines = [NOTICE, ""]
-    lines.append(
-        f"{len(corpus.entries)} papers and systems in {sum(1 for c in axis.ids if _in(corpus, c))} categories."
-    )
-    lines.append("")
+    yield NOTICE
+    yield ""
+    yield f"{len(corpus.entries)} papers and systems in {sum(1 for c in axis.ids if _in(corpus, c))} categories."
+    yield ""
     for category in axis.ids:
         entries = sorted((e for e in corpus.entries if e.category == category), key=_sort_key)
         if not entries:
             continue
-        lines += [f"### {escape_markdown(axis.label_of(category))} ({len(entries)})", ""]
-        lines += [
-            entry_item(number, entry, corpus) for number, entry in enumerate(entries, start=1)
-        ]
-        lines.append("")
-    return "\n".join(lines)
+        yield f"### {escape_markdown(axis.label_of(category))} ({len(entries)})"
+        yield ""
+        for number, entry in enumerate(entries, start=1):
+            yield entry_item(number, entry, corpus)
+        yield ""
 
 
 def _in(corpus: Corpus, category: str) -> bool:
@@ -178,14 +181,27 @@ def readme_files(corpus: Corpus) -> dict[str, bytes]:
     current = read_regular_text(
         path, root=corpus.project.root
     )  # never a FIFO or a file outside the checkout
-    # The text around the list, its markers checked, and the list put in as UTF-8 bytes: the
-    # list is most of the file, and each whole-text copy of it (the old list, the joins around
-    # the new one, its encoding) would otherwise be held at once.
+    # The text around the list, its markers checked, and the list put in as UTF-8 bytes, each
+    # line encoded as made: the list is most of the file, and each whole-text copy of it (the
+    # old list, the joins around the new one, its encoding) would otherwise be held at once.
     outside = replace_block(current, "")
     del current
     at = outside.index(BEGIN_MARKER) + len(BEGIN_MARKER) + 1  # replace_block's "\n" after it
-    block = (screened_line(corpus) + paper_list(corpus)).rstrip("\n").encode("utf-8")
-    return {README: b"".join((outside[:at].encode("utf-8"), block, outside[at:].encode("utf-8")))}
+    screened = screened_line(corpus).encode("utf-8")
+    listed = b"\n".join(line.encode("utf-8") for line in _paper_lines(corpus))
+    end = len(listed)
+    while end and listed[end - 1] == ord("\n"):  # replace_block's rstrip, without a copy
+        end -= 1  # (the list starts with its notice, so only the list's own newlines go)
+    return {
+        README: b"".join(
+            (
+                outside[:at].encode("utf-8"),
+                screened,
+                memoryview(listed)[:end],
+                outside[at:].encode("utf-8"),
+            )
+        )
+    }
 
 
 def screened_line(corpus: Corpus) -> str:
