@@ -11,6 +11,10 @@ from masrl.render.site.search_index import QuickSearchIndex, page_sections
 from material.plugins.search.plugin import Parser
 from test_site import built_site
 
+# The sample and hostile sites these tests read are the ones the browser tests build: in their
+# group, each is built once per run instead of once more on another worker.
+pytestmark = pytest.mark.xdist_group("browser")
+
 
 def _material(html: str):
     parser = Parser()
