@@ -7,9 +7,7 @@ identifier or by a near-identical title, across the corpus and the exclusion log
 
 from __future__ import annotations
 
-import contextlib
 import datetime as dt
-import gc
 import json
 from collections import defaultdict
 from dataclasses import asdict, dataclass, field
@@ -20,6 +18,7 @@ from masrl.check.layout import stray_files
 from masrl.check.rules import unknown_rule_fields
 from masrl.check.titles import OVERRIDES_FILE, load_overrides, similar_title_pairs
 from masrl.errors import MasrlError
+from masrl.memory import cycle_collection_paused
 from masrl.model import identifiers as ids
 from masrl.model import yamlio
 from masrl.model.identifiers import KEY_PATTERN, RECORD_ID_PATTERN
@@ -902,23 +901,8 @@ def validate_project(project: Project, allow_placeholders: bool = False) -> Repo
 
     allow_placeholders turns unfilled TODO fields into warnings (for exports of work in progress).
     """
-    with _no_cycle_collection():
+    with cycle_collection_paused():
         return _validate_project(project, allow_placeholders)
-
-
-@contextlib.contextmanager
-def _no_cycle_collection():
-    """Pause Python's cycle collector: validation builds several objects per field of every
-    record and keeps many of them (the parsed fields the cross-record checks read, the records),
-    so each full collection walks everything built so far. Reference counting frees what it
-    builds; a cycle, if any, waits for the first collection after the pause."""
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if enabled:
-            gc.enable()
 
 
 def _validate_project(project: Project, allow_placeholders: bool) -> Report:

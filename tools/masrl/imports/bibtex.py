@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-import contextlib
 import functools
-import gc
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -32,6 +30,7 @@ from masrl.imports.add import (
 from masrl.imports.bibtex_macros import ResolveMacros, fields_lost_to_stray_braces
 from masrl.imports.bibtex_split import split_blocks
 from masrl.imports.csv import ImportPlan, PlannedFile, latex_decoder
+from masrl.memory import cycle_collection_paused
 from masrl.model import identifiers as ids
 from masrl.model import yamlio
 from masrl.model.identifiers import KEY_PATTERN
@@ -317,22 +316,8 @@ def scaffold_from_record(record: BibRecord, key: str, taxonomy: Taxonomy | None 
 
 def plan_bib_import(path: Path, project: Project, force: bool = False) -> BibImportPlan:
     """Work out every file an import would write, without writing anything."""
-    with _no_cycle_collection():
+    with cycle_collection_paused():
         return _plan(path, project, force)
-
-
-@contextlib.contextmanager
-def _no_cycle_collection():
-    """Pause Python's cycle collector: planning allocates a few objects per field of every entry
-    and keeps them all, so each full collection walks everything built so far (a fifth of a
-    100,000-entry import). What it builds holds no cycles; counting frees it."""
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if enabled:
-            gc.enable()
 
 
 def _plan(path: Path, project: Project, force: bool) -> BibImportPlan:
