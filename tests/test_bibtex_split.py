@@ -99,17 +99,21 @@ def _same_as_splitter(text: str) -> None:
     assert _comparable(split_blocks(text).blocks) == _comparable(expected.blocks)
 
 
-def test_plain_file_is_split_here_as_bibtexparser_splits_it():
-    assert split_plain(PLAIN) is not None
-    _same_as_splitter(PLAIN)
-
-
-@settings(
+# Both property tests: a fixed seed (the same examples on every run) and large texts allowed.
+SPLIT_SETTINGS = settings(
     max_examples=EXAMPLES,
     deadline=None,
     derandomize=True,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
 )
+
+
+def test_plain_file_is_split_here_as_bibtexparser_splits_it():
+    assert split_plain(PLAIN) is not None
+    _same_as_splitter(PLAIN)
+
+
+@SPLIT_SETTINGS
 @given(_TEXT)
 @example("@article{k,\n title = {a\n@x{b}},\n}")
 @example('@article{k, title = "a {"} b"}')
@@ -123,12 +127,7 @@ def test_any_text_is_split_as_bibtexparser_splits_it(text):
     _same_as_splitter(text)
 
 
-@settings(
-    max_examples=EXAMPLES,
-    deadline=None,
-    derandomize=True,
-    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
-)
+@SPLIT_SETTINGS
 @given(st.lists(st.sampled_from(PLAIN.splitlines(keepends=True)), max_size=30).map("".join))
 def test_lines_of_a_plain_file_in_any_order_split_as_bibtexparser_splits_them(text):
     _same_as_splitter(text)
