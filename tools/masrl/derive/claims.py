@@ -45,7 +45,7 @@ from masrl.derive.stats import NOT_APPLICABLE, countable_fields, entries_with_va
 from masrl.errors import ProblemsError
 from masrl.model import yamlio
 from masrl.model.project import Corpus
-from masrl.model.records import Entry
+from masrl.model.records import Entry, Record
 from masrl.model.taxonomy import Condition
 from masrl.text import did_you_mean
 
@@ -697,29 +697,30 @@ def _tag_fields(*corpora: Corpus) -> frozenset[str]:
     )
 
 
-def _record_data(corpus: Corpus, tags: frozenset[str]) -> dict[str, tuple[dict, str | None]]:
-    """Each record's tags (not its bibliographic fields or notes: a respelt venue retags nothing)."""
-
-    def tagged(record) -> dict:
-        return {k: v for k, v in record.to_data().items() if k in tags}
-
-    records = {e.key: (tagged(e), e.round) for e in corpus.entries}
-    records.update({x.record_id: (tagged(x), x.round) for x in corpus.exclusions})
+def _records(corpus: Corpus) -> dict[str, Record]:
+    records: dict[str, Record] = {e.key: e for e in corpus.entries}
+    records.update({x.record_id: x for x in corpus.exclusions})
     return records
 
 
+def _tags(record: Record, tags: frozenset[str]) -> dict:
+    """A record's tags (not its bibliographic fields or notes: a respelt venue retags nothing)."""
+    return {k: v for k, v in record.to_data().items() if k in tags}
+
+
 def record_changes(frozen: Corpus, live: Corpus) -> dict[str, ChangeCause]:
-    """Every record added, retagged or removed since the snapshot, by key or record id."""
+    """Every record added, retagged or removed since the snapshot, by key or record id. Only the
+    records on both sides have their tags compared: as the corpus grows, most records are new."""
     tags = _tag_fields(frozen, live)
-    before, after = _record_data(frozen, tags), _record_data(live, tags)
+    before, after = _records(frozen), _records(live)
     changes = {}
     for key in sorted(before.keys() | after.keys()):
         if key not in before:
-            changes[key] = ChangeCause(key, after[key][1], "added")
+            changes[key] = ChangeCause(key, after[key].round, "added")
         elif key not in after:
             changes[key] = ChangeCause(key, None, "removed")
-        elif before[key][0] != after[key][0]:
-            changes[key] = ChangeCause(key, after[key][1], "retagged")
+        elif _tags(before[key], tags) != _tags(after[key], tags):
+            changes[key] = ChangeCause(key, after[key].round, "retagged")
     return changes
 
 
