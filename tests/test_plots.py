@@ -168,16 +168,27 @@ def test_the_figure_cache_serves_identical_bytes_and_ignores_a_tampered_file(
     assert render_figures(corpus, ["entries-per-year"]) == first
 
 
-def test_the_figure_key_is_the_same_with_or_without_the_corpus_json(tmp_path, monkeypatch):
-    """`masrl build` hashes the corpus JSON without holding it; the site build passes the text
-    it publishes: both find the same figures."""
-    from masrl.exports.json import export_json
+def test_the_figure_key_is_a_function_of_the_records(tmp_path, monkeypatch):
+    """`masrl build`, `masrl check` and the site build key the figures by the same digest of the
+    records: the same records, in any order, find the same figures; one changed field draws them
+    again."""
+    import dataclasses
 
     monkeypatch.setenv(CACHE_ENV, str(tmp_path / "cache"))
     corpus = live_corpus()
     directory = plots.figure_cache(corpus).directory
     assert directory is not None
-    assert directory == plots.figure_cache(corpus, export_json(corpus)).directory
+    shuffled = dataclasses.replace(
+        corpus, entries=corpus.entries[::-1], exclusions=corpus.exclusions[::-1]
+    )
+    assert plots.figure_cache(shuffled).directory == directory
+    first, *rest = corpus.entries
+    moved = dataclasses.replace(corpus, entries=[first.model_copy(update={"year": 1999}), *rest])
+    assert plots.figure_cache(moved).directory != directory
+    excluded, *others = corpus.exclusions
+    retitled = excluded.model_copy(update={"title": excluded.title + " (v2)"})
+    changed = dataclasses.replace(corpus, exclusions=[retitled, *others])
+    assert plots.figure_cache(changed).directory != directory
 
 
 def test_a_change_to_any_code_draws_again(mini_project, tmp_path, monkeypatch):

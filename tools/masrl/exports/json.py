@@ -58,17 +58,22 @@ def export_json(corpus: Corpus) -> str:
     return json.dumps(corpus_document(corpus), indent=2, sort_keys=True, ensure_ascii=False) + "\n"
 
 
-def export_json_sha256(corpus: Corpus) -> bytes:
-    """The SHA-256 of export_json(corpus), without holding its text: the encoder's pieces, joined,
-    took several times the size of the text itself."""
-    encoder = json.JSONEncoder(indent=2, sort_keys=True, ensure_ascii=False)
+def corpus_digest(corpus: Corpus) -> bytes:
+    """A SHA-256 of every record's content, entries by key, then exclusions by record id: each
+    record's fields, by name and in their order, as one line of compact JSON (a JSON line holds no
+    raw newline, so the lines cannot run into each other). A pure function of the records, for
+    cache keys: the C encoder takes a fraction of the time that export_json's indented text
+    (Python's encoder) does, and no text of the whole corpus is held."""
+    encoder = json.JSONEncoder(ensure_ascii=False, check_circular=False)
     digest = hashlib.sha256()
-    pieces: list[str] = []
-    for piece in encoder.iterencode(corpus_document(corpus)):
-        pieces.append(piece)
-        if len(pieces) == 10_000:
-            digest.update("".join(pieces).encode("utf-8"))
-            pieces.clear()
-    pieces.append("\n")
-    digest.update("".join(pieces).encode("utf-8"))
+    groups = (
+        ("entries", sorted(corpus.entries, key=lambda e: e.key)),
+        ("exclusions", sorted(corpus.exclusions, key=lambda x: x.record_id)),
+    )
+    for name, records in groups:
+        digest.update(f"{name}\n".encode())
+        for record in records:
+            values = record.__dict__  # where pydantic keeps the fields' values (see to_data)
+            fields = {field: values[field] for field in type(record).model_fields}
+            digest.update(encoder.encode(fields).encode("utf-8") + b"\n")
     return digest.digest()

@@ -61,7 +61,7 @@ def code_fingerprint(packages: tuple[str, ...] = ("matplotlib",)) -> bytes:
 
 class Hashed(bytes):
     """The SHA-256 of an input, given to RenderCache.keyed in place of an input too large to hold
-    (the corpus as JSON)."""
+    (the corpus's records: exports.json.corpus_digest)."""
 
 
 class RenderCache(SealedFolder):

@@ -165,10 +165,9 @@ def figure_bytes(figure: Figure, fmt: str) -> bytes:
 
 
 def render_figures(
-    corpus: Corpus, names: list[str] | None = None, formats=FORMATS, corpus_json: str | None = None
+    corpus: Corpus, names: list[str] | None = None, formats=FORMATS
 ) -> dict[str, bytes]:
-    """{"figures/<name>.<format>": bytes} for the named figures (default: all of figure_list).
-    corpus_json: export_json(corpus) when the caller already has it (the site publishes it)."""
+    """{"figures/<name>.<format>": bytes} for the named figures (default: all of figure_list)."""
     known = drawers(corpus.taxonomy)
     wanted = names or list(known)
     unknown = sorted(set(wanted) - set(known))
@@ -182,7 +181,7 @@ def render_figures(
             f"unknown format(s) in {', '.join(formats) or 'none'}",
             hint=f"known: {', '.join(FORMATS)}",
         )
-    cache = figure_cache(corpus, corpus_json)
+    cache = figure_cache(corpus)
     files = {
         f"{FIGURE_DIR}/{name}.{fmt}": cache.get(f"{FIGURE_DIR}/{name}.{fmt}")
         for name in wanted
@@ -210,19 +209,13 @@ def render_figures(
     return files
 
 
-def figure_cache(corpus: Corpus, corpus_json: str | None = None) -> RenderCache:
-    """The cache of this corpus's figures: keyed by the corpus, the taxonomy, the published
-    snapshot, all of masrl's code and matplotlib (see
-    masrl.render.cache). corpus_json, when given, must be export_json(corpus): the site build
-    passes the one it publishes instead of serialising the corpus a second time."""
-    from masrl.exports.json import export_json_sha256
+def figure_cache(corpus: Corpus) -> RenderCache:
+    """The cache of this corpus's figures: keyed by the corpus's records, the taxonomy, the
+    published snapshot, all of masrl's code and matplotlib (see masrl.render.cache). `masrl
+    build`, `masrl check` and the site build compute the same key."""
+    from masrl.exports.json import corpus_digest
 
-    corpus_part = (
-        corpus_json.encode("utf-8")
-        if corpus_json is not None
-        else Hashed(export_json_sha256(corpus))  # the same key, without the text in memory
-    )
-    inputs = [corpus_part, code_fingerprint()]
+    inputs = [Hashed(corpus_digest(corpus)), code_fingerprint()]
     inputs += [
         path.name.encode() + b"\0" + path.read_bytes()
         for path in sorted(Path(corpus.taxonomy.directory).glob("*.yaml"))

@@ -131,7 +131,7 @@ class SiteContext:
     @cached_property
     def corpus_json(self) -> str:
         """`masrl export json` of the corpus, serialised once: published as data/corpus.json and
-        part of the figures' render-cache key."""
+        part of the BibTeX's render-cache key."""
         from masrl.exports.json import export_json
 
         return export_json(self.corpus)

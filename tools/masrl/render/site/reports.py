@@ -37,7 +37,7 @@ def report_pages(ctx: SiteContext) -> dict[str, str]:
 def figure_files(ctx: SiteContext) -> dict[str, bytes]:
     """Every figure of plots.figure_list for this corpus (SVG only: the site scales it), from the
     render cache unless the corpus, the taxonomy or the drawing code changed."""
-    return plots.render_figures(ctx.corpus, formats=("svg",), corpus_json=ctx.corpus_json)
+    return plots.render_figures(ctx.corpus, formats=("svg",))
 
 
 def figure_markdown(taxonomy, page: str, name: str) -> str:
