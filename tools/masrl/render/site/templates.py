@@ -10,9 +10,12 @@ again.
 The menu (mkdocs-material's partials/nav.html) was most of the rendering of a page, and the
 entry pages, outside the navigation, all show the same one: nothing in it is theirs, and its
 links are relative to the page's folder. The same holds for the tabs, the footer (a page outside
-the navigation has no previous or next page) and the theme's configuration script (the base
-address and the translations). ``site/overrides/main.html`` asks ``PartsKept`` for such a part
-of such a page and renders it only when no page of the same folder has.
+the navigation has no previous or next page), the style sheets, the scripts, the theme's
+configuration script (the base address and the translations) and the header around the page's
+title. ``site/overrides/main.html`` and ``partials/header.html`` ask ``PartsKept`` for such a part
+of such a page and render it only when no page of the same folder has;
+``tests/test_site_templates.py`` builds a site with every part rendered afresh and finds it the
+same.
 """
 
 from __future__ import annotations
