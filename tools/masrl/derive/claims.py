@@ -33,7 +33,7 @@ behind the live value, but cannot tell which of them changed.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -419,35 +419,20 @@ class _Evaluation:
     note: str = ""
 
 
-class _EntryFields(Mapping):
-    """The entry as Condition expects it: each countable field as a list of strings. Computed per
-    field when read: a condition reads one field, and building every field for every entry and
-    condition was most of the claims' evaluation time."""
-
-    def __init__(self, entry: Entry, taxonomy, fields: Mapping):
-        self._entry, self._taxonomy, self._fields = entry, taxonomy, fields
-
-    def __getitem__(self, name: str) -> list[str]:
-        if name not in self._fields:
-            raise KeyError(name)
-        return list(entry_values(self._entry, name, self._taxonomy))
-
-    def __iter__(self):
-        return iter(self._fields)
-
-    def __len__(self) -> int:
-        return len(self._fields)
-
-
 def _matching(
     corpus: Corpus, conditions: tuple[Condition, ...], among: list[Entry] | None = None
 ) -> list[Entry]:
     entries = corpus.entries if among is None else among
-    fields = countable_fields(corpus.taxonomy)  # looked up once, not once per entry
+    taxonomy = corpus.taxonomy
+    fields = countable_fields(taxonomy)  # looked up once, not once per entry
+    # Each condition reads the one field it tests, straight from the entry; a field that is not
+    # countable reads as unset.
+    tests = [(c, c.field if c.field in fields else None) for c in conditions]
 
     def holds_all(entry: Entry) -> bool:
-        record = _EntryFields(entry, corpus.taxonomy, fields)
-        return all(c.holds(record) for c in conditions)
+        return all(
+            c.holds_for(entry_values(entry, name, taxonomy) if name else ()) for c, name in tests
+        )
 
     return sorted(filter(holds_all, entries), key=lambda e: e.key)
 

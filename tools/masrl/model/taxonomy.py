@@ -8,7 +8,7 @@ from here, so a value added to a YAML file is known everywhere at once.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from functools import cached_property
 from importlib import resources
@@ -107,9 +107,13 @@ class Condition:
 
     def holds(self, record: dict) -> bool:
         value = record.get(self.field)
-        values = (
-            [v for v in value] if isinstance(value, list) else ([] if value is None else [value])
+        return self.holds_for(
+            value if isinstance(value, list) else ([] if value is None else [value])
         )
+
+    def holds_for(self, values: Sequence[Any]) -> bool:
+        """The test on the field's values (empty when the field is unset), for a caller that
+        has them without a record to read them from."""
         if self.allowed == "*":
             return bool(values)
         if self.allowed == "-":
