@@ -44,6 +44,8 @@ READ = [
     '<div class="admonition abstract">\n<p class="admonition-title">Our summary</p>\n<p>A&#45;B&#59;</p>\n</div>',
     '<div class="highlight"><pre><span></span><code><span class="nc">@misc</span>{k,\n}</code></pre></div>',
     '<h1 id="t">T</h1><p>a</p><p>\n</p><p>b</p>  \n  <p>c</p>',
+    "<p>text naming data-search-exclude and linenodiv</p><p class='a&amp;b'>x</p>",
+    '<h2 id="p">In <code>pre</code></h2><pre><b>  a\n</b>  \n  <i>\n</i>  </pre><p>  \n  </p>',
 ]
 LEFT = [
     '<h1 id="s">S</h1><script>var a = "<p>";</script><p>after</p>',
@@ -52,6 +54,9 @@ LEFT = [
     '<p>a < b</p><h2 id="lt">lt</h2>',
     "<p data-search-exclude>hidden</p><p>shown</p>",
     '<table class="linenotable"><tr><td class="linenos"><div class="linenodiv"><pre>1</pre></div></td></tr></table>',
+    '<div class="&#108;inenodiv"><pre>1</pre></div><p>after</p>',
+    "<p>a</p><DIV Data-Search-Exclude><p>hidden</p></DIV><p>b</p>",
+    "<p>a</p><STYLE>p { }</STYLE><p>b</p>",
     "<p a=unquoted>x</p>",
     '<p a="1"b="2">no space between attributes</p>',
 ]

@@ -7,7 +7,9 @@ regular expressions and the same rules as material's ``Parser``, for pages whose
 understands: well-formed tags with quoted (or no) attribute values, text, and nothing of what
 ``html.parser`` or material's parser treats specially (comments, declarations, script, style and
 the other raw-text elements, and material's ``data-search-exclude`` and line-number blocks).
-Any other page goes to material's own parser, so the index is the same either way.
+Any other page goes to material's own parser, so the index is the same either way. The reader
+goes through the page once: it meets whatever it leaves to material's parser on the way, in
+the tags and their attributes, rather than looking for it in the whole page first.
 
 material's parser compares elements by tag name only (its ``Element.__eq__``): a heading is
 "open" while any element of its tag is, and an end tag counts only when it ends the innermost
@@ -18,16 +20,17 @@ from __future__ import annotations
 
 import re
 from html import escape, unescape
+from itertools import chain
 
 from material.plugins.search.plugin import Element, Parser, SearchIndex, SearchPlugin, Section
 
 from masrl.render.site.page_memory import release_free_memory
 
-# Whatever html.parser (in any current Python) or material's parser treats apart from plain tags
-# and text (looked for in the page in lower case): such a page is left to material's parser.
-_SPECIAL = ("<!", "<?", "data-search-exclude", "linenodiv") + tuple(
-    f"<{tag}"
-    for tag in ("script", "style", "object", "textarea", "title", "xmp", "iframe", "noembed")
+# The elements html.parser (in any current Python) reads as raw text, and material's parser
+# skips: a page with one is left to material's parser. Comments, declarations and processing
+# instructions ("<!", "<?") are no tag to the tokenizer below, so they leave the page to it too.
+_RAW = frozenset(
+    ("script", "style", "object", "textarea", "title", "xmp", "iframe", "noembed")
     + ("noframes", "noscript", "plaintext")
 )
 _ATTR = r"""\s+[a-zA-Z_:][-a-zA-Z0-9_:.]*(?:\s*=\s*(?:"[^"]*"|'[^']*'))?"""
@@ -56,73 +59,45 @@ def _attributes(text: str) -> dict[str, str | None]:
     return attrs
 
 
+def _skipped(attrs: str) -> bool:
+    """Whether material's parser skips an element of these attributes: ``data-search-exclude``,
+    or the class ``linenodiv`` (or anything that might be either)."""
+    lowered = attrs.lower()
+    return (
+        "data-search-exclude" in lowered
+        or "linenodiv" in lowered
+        or ("&" in attrs and _attributes(attrs).get("class") == "linenodiv")
+    )
+
+
 def page_sections(html: str) -> list[Section]:
     """The sections of a page's HTML, as material's search parser divides it."""
-    lowered = html.lower()
-    if any(special in lowered for special in _SPECIAL):
-        return _material_sections(html)
     parts = _TAG.split(html)  # text, then per tag: end tag, start tag, attributes, "/", text
     if html.count("<") != len(parts) // 5:  # a "<" that opens no tag (or one inside a value)
         return _material_sections(html)
     tags: list[str] = []  # the open elements' tags
+    pre = 0  # how many of them are "pre"
     permalinks: list[int] = []  # the depths of the open headings' permalinks
     data: list[Section] = []
     section: Section | None = None
-
-    def text(chunk: str) -> None:
-        nonlocal section
-        if "&" in chunk:
-            chunk = unescape(chunk)
-        if "pre" not in tags:
-            chunk = " " if chunk.isspace() else chunk.replace("\n", " ")
-        if section is None:
-            section = Section(Element("hx"))
-            data.append(section)
-        if section.el.tag in tags:
-            if not permalinks:
-                section.title.append(escape(chunk, quote=False))
-        elif chunk.isspace():
-            if not section.text or not section.text[-1].isspace() or "pre" in tags:
-                section.text.append(chunk)
-        else:
-            section.text.append(escape(chunk, quote=False))
-
-    def end(tag: str) -> None:
-        nonlocal section
-        if not tags or tags[-1] != tag:
-            return
-        if section.depth > len(tags):
-            for earlier in reversed(data):
-                if earlier.depth <= len(tags):
-                    section.depth = float("inf")
-                    section = earlier
-                    break
-        if permalinks and permalinks[-1] == len(tags):
-            permalinks.pop()
-        tags.pop()
-        if tag in _KEEP:
-            kept = section.title if section.el.tag in tags else section.text
-            index = kept.index(f"<{tag}>")
-            for i in range(index + 1, len(kept)):
-                if not kept[i].isspace():
-                    index = len(kept)
-                    break
-            if len(kept) > index:
-                del kept[index:]
-            else:
-                kept.append(f"</{tag}>")
+    heading = ""  # the tag of the section's element
 
     chunks = iter(parts)
-    first = next(chunks)
-    if first:
-        text(first)
-    for closing, tag, attrs, closes_itself, chunk in zip(chunks, chunks, chunks, chunks, chunks):
-        if closing is not None:
-            end(closing.lower())
-        else:
+    # one row per tag, and the text after it; the first row is the text before any tag
+    rows = chain(
+        ((None, None, None, None, next(chunks)),), zip(chunks, chunks, chunks, chunks, chunks)
+    )
+    for closing, tag, attrs, closes_itself, chunk in rows:
+        if tag is not None:
             tag = tag.lower()
-            if tag not in _VOID:
+            if tag in _VOID:
+                closing = tag if closes_itself else None
+            else:
+                if tag in _RAW or (attrs and _skipped(attrs)):
+                    return _material_sections(html)  # what material's parser skips
                 tags.append(tag)
+                if tag == "pre":
+                    pre += 1
                 if tag == "a" and "headerlink" in attrs:
                     if _attributes(attrs).get("class") == "headerlink":
                         permalinks.append(len(tags))
@@ -133,21 +108,61 @@ def page_sections(html: str) -> list[Section]:
                         if tag != "h1" and not data:
                             data.append(Section(Element("hx"), depth))
                         section = Section(Element(tag, read), depth)
+                        heading = tag
                         if data:
                             section.id = read["id"]
                         data.append(section)
                 if section is None:
                     section = Section(Element("hx"))
+                    heading = "hx"
                     data.append(section)
                 if tag in _KEEP:
-                    kept = section.title if section.el.tag in tags else section.text
-                    kept.append(f"<{tag}>")
-                if closes_itself:
-                    end(tag)
-            elif closes_itself:
-                end(tag)
-        if chunk:
-            text(chunk)
+                    (section.title if heading in tags else section.text).append(f"<{tag}>")
+                closing = tag if closes_itself else None
+        elif closing is not None:
+            closing = closing.lower()
+        if closing is not None and tags and tags[-1] == closing:  # an end, as material's
+            if section.depth > len(tags):
+                for earlier in reversed(data):
+                    if earlier.depth <= len(tags):
+                        section.depth = float("inf")
+                        section = earlier
+                        heading = section.el.tag
+                        break
+            if permalinks and permalinks[-1] == len(tags):
+                permalinks.pop()
+            tags.pop()
+            if closing == "pre":
+                pre -= 1
+            if closing in _KEEP:
+                kept = section.title if heading in tags else section.text
+                index = kept.index(f"<{closing}>")
+                for i in range(index + 1, len(kept)):
+                    if not kept[i].isspace():
+                        index = len(kept)
+                        break
+                if len(kept) > index:
+                    del kept[index:]
+                else:
+                    kept.append(f"</{closing}>")
+        if chunk:  # text, as material's
+            if "&" in chunk:
+                chunk = unescape(chunk)
+            if not pre:
+                chunk = " " if chunk.isspace() else chunk.replace("\n", " ")
+            if section is None:
+                section = Section(Element("hx"))
+                heading = "hx"
+                data.append(section)
+            if heading in tags:
+                if not permalinks:
+                    section.title.append(escape(chunk, quote=False))
+            elif chunk.isspace():
+                text = section.text
+                if not text or not text[-1].isspace() or pre:
+                    text.append(chunk)
+            else:
+                section.text.append(escape(chunk, quote=False))
     return data
 
 
