@@ -55,8 +55,15 @@ def escape_markdown(text: str) -> str:
     return _BLOCK_START.sub(lambda m: f"{m[1]}\\{m[2]}" if m[1] else f"\\{m[3]}", text)
 
 
+# A plain http(s) URL: a host of letters, digits, dots and hyphens, then nothing blank. urlsplit
+# takes such a URL for http(s) with that host, so it needs no parse (a tenth of the list's cost).
+_PLAIN_HTTP = re.compile(r"https?://[A-Za-z0-9.-]+(?:[/?#]\S*)?")
+
+
 def safe_url(url: str) -> str | None:
     """The URL percent-encoded for a Markdown link target, or None unless it is http(s)."""
+    if _PLAIN_HTTP.fullmatch(url):
+        return quote(url, safe=_URL_SAFE)
     parts = urlsplit(url.strip())
     if parts.scheme not in ("http", "https") or not parts.netloc:
         return None
@@ -94,9 +101,9 @@ def tag_chips(entry: Entry, corpus: Corpus) -> list[str]:
 
 
 def entry_item(number: int, entry: Entry, corpus: Corpus) -> str:
-    title = f"**{escape_markdown(entry.title)}**"
+    title = escape_markdown(entry.title)
     url = safe_url(entry.urls[0]) if entry.urls else None
-    linked = f"**[{escape_markdown(entry.title)}]({url})**" if url else title
+    linked = f"**[{title}]({url})**" if url else f"**{title}**"
     chips = " ".join(tag_chips(entry, corpus))
     byline = ", ".join(
         part
@@ -125,8 +132,11 @@ def _paper_lines(corpus: Corpus) -> Iterator[str]:
     yield ""
     yield f"{len(corpus.entries)} papers and systems in {sum(1 for c in axis.ids if _in(corpus, c))} categories."
     yield ""
-    for category in axis.ids:
-        entries = sorted((e for e in corpus.entries if e.category == category), key=_sort_key)
+    by_category: dict[str, list[Entry]] = {category: [] for category in axis.ids}
+    for entry in sorted(corpus.entries, key=_sort_key):
+        if entry.category in by_category:
+            by_category[entry.category].append(entry)
+    for category, entries in by_category.items():
         if not entries:
             continue
         yield f"### {escape_markdown(axis.label_of(category))} ({len(entries)})"
