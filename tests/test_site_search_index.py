@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import inspect
 import re
 
 import pytest
 from masrl.render.site import search_index
 from masrl.render.site.builder import SitePaths, mkdocs_config, site_source_dir
 from masrl.render.site.search_index import QuickSearchIndex, page_sections
-from material.plugins.search.plugin import Parser
+from material.plugins.search.plugin import Parser, SearchIndex, SearchPlugin
 from test_site import built_site
 
 # The sample and hostile sites these tests read are the ones the browser tests build: in their
@@ -103,3 +104,76 @@ def test_the_built_site_uses_the_quicker_index(tmp_path_factory):
         isinstance(getattr(plugin, "search_index", None), QuickSearchIndex)
         for plugin in config.plugins.values()
     )
+
+
+class _Page:
+    """What the search index reads of a page."""
+
+    def __init__(self, content, toc, meta, title="Page title", url="entries/x/"):
+        self.content, self.toc, self.meta, self.title, self.url = content, toc, meta, title, url
+
+
+def _toc():
+    from mkdocs.structure.toc import AnchorLink
+
+    top, inner, again = AnchorLink("T", "t", 1), AnchorLink("In", "in", 2), AnchorLink("I", "in", 1)
+    top.children.append(inner)
+    return [top, again, AnchorLink("Other", "other", 1)]
+
+
+PAGES = [
+    ('<h1 id="t">T</h1><p>a</p><h2 id="in">In</h2><p>b</p><h2 id="gone">Gone</h2>', {}),
+    ("<p>no heading</p>", {"title": "Meta title", "tags": ["x", 3, None, "", {"no": 1}]}),
+    ('<h2 id="other">Other first</h2><p>t</p>', {"search": {"boost": 2}, "tags": "not a list"}),
+    ('<h1 id="t">T</h1><h3 id="in">x</h3>', {"search": {"exclude": True}}),
+    ('<h1 id="t">T</h1><p data-search-exclude>hidden</p><h2>No id</h2>', {"tags": []}),
+]
+
+
+@pytest.mark.parametrize(("content", "meta"), PAGES)
+def test_index_entries_as_materials_index_makes_them(content, meta):
+    ours, theirs = QuickSearchIndex(), SearchIndex()
+    ours.add_entry_from_context(_Page(content, _toc(), meta))
+    theirs.add_entry_from_context(_Page(content, _toc(), meta))
+    assert ours.entries == theirs.entries
+    assert [list(entry) for entry in ours.entries] == [list(entry) for entry in theirs.entries]
+
+
+def test_page_context_event_as_materials_own(tmp_path_factory):
+    """The search plugin's page_context event is ours after on_config, and does what material's
+    does: index the page, then take its data-search-* attributes out."""
+    # the event replaced is this one: a new mkdocs-material must be looked at again
+    assert inspect.getsource(SearchPlugin.on_page_context) == MATERIAL_PAGE_CONTEXT
+    site = built_site("sample", tmp_path_factory)
+    config = mkdocs_config(SitePaths(site_source_dir(site.project), site.docs, site.folder))
+    config.plugins.on_config(config)
+    (plugin,) = [p for p in config.plugins.values() if isinstance(p, SearchPlugin)]
+    handlers = config.plugins.events["page_context"]
+    assert [h.__func__ for h in handlers if getattr(h, "__self__", None) is plugin] == [
+        search_index._on_page_context
+    ]
+    for content in ('<p data-search-exclude="">x</p><p  data-search-boost="2">y</p>', "<p>z</p>"):
+        ours, theirs = _Page(content, [], {}), _Page(content, [], {})
+        theirs_plugin = SearchPlugin()
+        theirs_plugin.load_config({})
+        theirs_plugin.search_index = SearchIndex()
+        search_index._on_page_context(plugin, {}, page=ours, config=config, nav=None)
+        theirs_plugin.on_page_context({}, page=theirs, config=config, nav=None)
+        assert ours.content == theirs.content
+        assert plugin.search_index.entries[-len(theirs_plugin.search_index.entries) :] == (
+            theirs_plugin.search_index.entries
+        )
+
+
+MATERIAL_PAGE_CONTEXT = """    def on_page_context(self, context, *, page, config, nav):
+        if not self.config.enabled:
+            return
+
+        # Index page
+        self.search_index.add_entry_from_context(page)
+        page.content = re.sub(
+            r"\\s?data-search-\\w+=\\"[^\\"]+\\"",
+            "",
+            page.content
+        )
+"""

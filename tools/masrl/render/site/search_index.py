@@ -21,7 +21,9 @@ from __future__ import annotations
 import re
 from html import escape, unescape
 from itertools import chain
+from types import MethodType
 
+from material.plugins.search import plugin as material_search
 from material.plugins.search.plugin import Element, Parser, SearchIndex, SearchPlugin, Section
 
 from masrl.render.site.page_memory import release_free_memory
@@ -174,7 +176,9 @@ def _material_sections(html: str) -> list[Section]:
 
 
 class QuickSearchIndex(SearchIndex):
-    """material's search index, each page divided by ``page_sections``."""
+    """material's search index, each page divided by ``page_sections`` and its entries made as
+    material's ``create_entry_for_section`` makes them, with what is the page's worked out once
+    per page: its table of contents by anchor, its tags and its boost."""
 
     def generate_search_index(self, prev) -> str:
         release_free_memory()  # every page is written: what they freed goes back first
@@ -184,9 +188,56 @@ class QuickSearchIndex(SearchIndex):
         search = page.meta.get("search") or {}
         if search.get("exclude"):
             return
-        for section in page_sections(page.content):
-            if not section.is_excluded():
+        sections = [s for s in page_sections(page.content) if not s.is_excluded()]
+        if material_search.jieba:  # Chinese text segmented: material's own way
+            for section in sections:
                 self.create_entry_for_section(section, page.toc, page.url, page)
+            return
+        anchors: dict = {}  # the first item of each id, in the order material looks for it
+        _toc_by_id(page.toc, anchors)
+        tags = page.meta.get("tags")
+        if isinstance(tags, list):
+            tags = [str(n) for n in tags if n and isinstance(n, (str, int, float, bool))]
+        else:
+            tags = None
+        url = page.url
+        for section in sections:
+            item = anchors.get(section.id)
+            if item:
+                location = url + item.url
+            elif section.id:
+                location = url + "#" + section.id
+            else:
+                location = url
+            if not section.title:
+                section.title = [str(page.meta.get("title", page.title))]
+            entry = {
+                "location": location,
+                "title": "".join(section.title).strip(),
+                "text": "".join(section.text).strip(),
+            }
+            if tags is not None:
+                entry["tags"] = list(tags)
+            if "boost" in search:
+                entry["boost"] = search["boost"]
+            self.entries.append(entry)
+
+
+def _toc_by_id(items, anchors: dict) -> None:
+    """Each id's first item, depth first, as material's ``_find_toc_by_id`` finds it."""
+    for item in items:
+        anchors.setdefault(item.id, item)
+        _toc_by_id(item.children, anchors)
+
+
+def _on_page_context(self, context, *, page, config, nav):
+    """material's search ``on_page_context``, which takes its ``data-search-*`` attributes out
+    of every page; a page without one is left as it is, unread."""
+    if not self.config.enabled:
+        return
+    self.search_index.add_entry_from_context(page)
+    if "data-search-" in page.content:
+        page.content = re.sub(r"\s?data-search-\w+=\"[^\"]+\"", "", page.content)
 
 
 def on_config(config):
@@ -196,4 +247,19 @@ def on_config(config):
             getattr(plugin, "search_index", None), SearchIndex
         ):
             plugin.search_index = QuickSearchIndex(**plugin.config)
+            _replace_page_context(config.plugins, plugin)
     return config
+
+
+def _replace_page_context(plugins, plugin: SearchPlugin) -> None:
+    """The search plugin's page_context event handled by ``_on_page_context`` in its place."""
+    events = plugins.events["page_context"]
+    for i, method in enumerate(events):
+        if (
+            getattr(method, "__self__", None) is plugin
+            and getattr(method, "__func__", None) is SearchPlugin.on_page_context
+        ):
+            events[i] = MethodType(_on_page_context, plugin)
+            origins = getattr(plugins, "_event_origins", None)
+            if isinstance(origins, dict) and method in origins:
+                origins[events[i]] = origins[method]
