@@ -18,7 +18,7 @@ from __future__ import annotations
 import json
 import re
 
-from masrl.csvsafe import csv_text
+from masrl.csvsafe import csv_lines, csv_text
 from masrl.model.project import Corpus
 from masrl.model.records import Entry, Exclusion, entry_specs
 from masrl.model.taxonomy import Taxonomy
@@ -110,6 +110,26 @@ DOI_URL = re.compile(r"doi\.org/(?P<doi>10\.\d{4,9}/\S+)$", re.I)
 # Export
 
 
+# json.dumps(value, ensure_ascii=False, sort_keys=True), its encoder made once, not per cell.
+_JSON_CELL = json.JSONEncoder(ensure_ascii=False, sort_keys=True)
+
+
+def _json_cell(value) -> str:
+    """A list or mapping cell as JSON, as json.dumps(plain_value(value), ensure_ascii=False,
+    sort_keys=True) writes it; a list of strings (authors, tags) joined directly, with the
+    encoder's own string quoting, since most cells are one and the encoder's setup per call
+    costs more than the writing."""
+    plain = plain_value(value)
+    if type(plain) is list and all(type(item) is str for item in plain):
+        return "[" + ", ".join(map(_json_string, plain)) + "]"
+    return _JSON_CELL.encode(plain)
+
+
+_json_string = (
+    json.encoder.encode_basestring
+)  # what the encoder quotes strings with (ensure_ascii=False)
+
+
 def _joined(values) -> str:
     return LIST_SEPARATOR.join(values) if values else NOT_APPLICABLE
 
@@ -146,7 +166,7 @@ def entry_row(entry: Entry, taxonomy: Taxonomy) -> dict[str, str]:
 def _cell(kind: str, value) -> str:
     """One field of masrl's columns as text; ``imports.csv.value_of_cell`` reads it back."""
     if kind in JSON_KINDS:
-        return json.dumps(plain_value(value), ensure_ascii=False, sort_keys=True) if value else ""
+        return _json_cell(value) if value else ""
     if kind == "tags":
         return _joined(value)
     if kind == "tag":
@@ -220,19 +240,37 @@ def field_value(entry: Entry, name: str, taxonomy: Taxonomy):
 def masrl_cell(value) -> str:
     """One field in masrl's layout: lists and mappings as JSON, a flag as true/false."""
     if isinstance(value, tuple | list | dict):
-        return json.dumps(plain_value(value), ensure_ascii=False, sort_keys=True)
+        return _json_cell(value)
     if isinstance(value, bool):
         return "true" if value else "false"
     return "" if value is None else str(value)
 
 
-def masrl_row(entry: Entry, taxonomy: Taxonomy) -> dict[str, str]:
-    return {name: masrl_cell(field_value(entry, name, taxonomy)) for name in masrl_header(taxonomy)}
+def masrl_row(
+    entry: Entry, taxonomy: Taxonomy, header: tuple[str, ...] | None = None
+) -> dict[str, str]:
+    """header: masrl_header(taxonomy), when the caller has it already."""
+    header = masrl_header(taxonomy) if header is None else header
+    return {name: masrl_cell(field_value(entry, name, taxonomy)) for name in header}
 
 
 def masrl_csv(entries: list[Entry], taxonomy: Taxonomy) -> str:
-    rows = [masrl_row(e, taxonomy) for e in sorted(entries, key=lambda e: e.key)]
-    return _render(masrl_header(taxonomy), rows)
+    header = masrl_header(taxonomy)
+    rows = [masrl_row(e, taxonomy, header) for e in sorted(entries, key=lambda e: e.key)]
+    return _render(header, rows)
+
+
+def entry_lines(entries: list[Entry], taxonomy: Taxonomy, kind: str) -> tuple[str, list[str]]:
+    """(the header line, each entry's line, in the order given) of a layout, 'papers' or 'masrl':
+    export_csv of any selection of entries is the header line and their lines in key order."""
+    if kind == "papers":
+        header = full_papers_header(taxonomy)
+        rows = [entry_row(e, taxonomy) for e in entries]
+    else:
+        header = masrl_header(taxonomy)
+        rows = [masrl_row(e, taxonomy, header) for e in entries]
+    header_line, *lines = csv_lines(header, rows)
+    return header_line, lines
 
 
 def export_csv(corpus: Corpus, kind: str) -> str:

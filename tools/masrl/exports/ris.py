@@ -3,6 +3,8 @@ as its ID, in the order given."""
 
 from __future__ import annotations
 
+import functools
+
 from masrl.exports.bibtex import entry_type
 from masrl.model.records import Entry
 
@@ -40,8 +42,16 @@ def export_ris(entries: list[Entry]) -> str:
     selection, each written alone, joined by a blank line give this file of that selection."""
     import rispy
 
+    return rispy.dumps([ris_record(e) for e in entries], implementation=_uncounted_writer())
+
+
+@functools.cache
+def _uncounted_writer() -> type:
+    """rispy's writer without the counters, its class made once (the site writes each entry alone)."""
+    import rispy
+
     class UncountedRisWriter(rispy.RisWriter):
         def set_header(self, count: int) -> None:
             return None
 
-    return rispy.dumps([ris_record(e) for e in entries], implementation=UncountedRisWriter)
+    return UncountedRisWriter

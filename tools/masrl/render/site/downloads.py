@@ -36,23 +36,6 @@ class _Selection:
         self.project = corpus.project
 
 
-def entry_csv(corpus: Corpus, entry: Entry) -> tuple[str, str]:
-    """(header line, the entry's row) exactly as `masrl export csv` writes them: the browser
-    joins the header and the rows of a filtered view (in key order) into the same file."""
-    from masrl.exports.csv import export_csv
-
-    header, row = export_csv(_Selection(corpus, [entry]), "papers").split("\n", 1)
-    return header + "\n", row
-
-
-def entry_masrl_csv(corpus: Corpus, entry: Entry) -> tuple[str, str]:
-    """(header line, the entry's row) as `masrl export csv --kind masrl` writes them."""
-    from masrl.exports.csv import masrl_csv
-
-    header, row = masrl_csv([entry], corpus.taxonomy).split("\n", 1)
-    return header + "\n", row
-
-
 def entry_ris(entry: Entry) -> str:
     from masrl.exports.ris import export_ris
 
@@ -80,19 +63,23 @@ def corpus_bibtex(ctx: SiteContext) -> str:
 def entry_downloads(ctx: SiteContext) -> dict[str, dict[str, str]]:
     """Per entry key: its CSV header and row in both layouts and its RIS, written once for the
     table's data and the whole-corpus files (each writer writes a file row by row, so a file is
-    its header and these rows joined in key order)."""
-    downloads = {}
-    for entry in ctx.entries:
-        csv_header, csv_row = entry_csv(ctx.corpus, entry)
-        masrl_header, masrl_row = entry_masrl_csv(ctx.corpus, entry)
-        downloads[entry.key] = {
+    its header and these rows joined in key order). The rows of each layout come from one
+    writer: each row is written alone, so they equal what `masrl export csv` writes for each entry alone."""
+    from masrl.exports.csv import entry_lines
+
+    entries = ctx.entries
+    csv_header, csv_rows = entry_lines(entries, ctx.taxonomy, "papers")
+    masrl_header, masrl_rows = entry_lines(entries, ctx.taxonomy, "masrl")
+    return {
+        entry.key: {
             "csv_header": csv_header,
             "csv": csv_row,
             "masrl_csv_header": masrl_header,
             "masrl_csv": masrl_row,
             "ris": entry_ris(entry),
         }
-    return downloads
+        for entry, csv_row, masrl_row in zip(entries, csv_rows, masrl_rows, strict=True)
+    }
 
 
 def table_data(ctx: SiteContext, downloads: dict[str, dict[str, str]] | None = None) -> dict:
