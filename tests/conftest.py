@@ -342,3 +342,15 @@ def screening(tmp_path: Path) -> Project:
     shutil.copy(fixtures / "rounds.yaml", tmp_path / "screening" / "rounds.yaml")
     shutil.copytree(fixtures / "queue", tmp_path / "screening" / "queue")
     return Project(tmp_path)
+
+
+def pytest_sessionfinish(session, exitstatus):
+    """The sites built once for the whole run (test_site.built_site, in the folder all xdist
+    workers share) go when the run passes, as each test's own folder does."""
+    if exitstatus != 0 or os.environ.get("PYTEST_XDIST_WORKER"):
+        return
+    factory = getattr(session.config, "_tmp_path_factory", None)
+    if factory is None or getattr(factory, "_basetemp", None) is None:
+        return  # no test asked for a temporary folder
+    for folder in factory.getbasetemp().glob("site-*"):
+        shutil.rmtree(folder, ignore_errors=True)

@@ -127,11 +127,12 @@ def test_the_vendored_graph_library_is_the_pinned_file_with_its_licence():
 
 
 # ---------------------------------------------------------------------------------------------
-# The built site in Chromium: in the browser tests' xdist group, one page load per check.
+# The built site in Chromium, one page load per check: in an xdist group of their own, so one
+# worker builds the graph's site.
 
 
 def in_browser(test):
-    return pytest.mark.browser(pytest.mark.xdist_group("browser")(test))
+    return pytest.mark.browser(pytest.mark.xdist_group("citation-graph")(test))
 
 
 @pytest.fixture(scope="module")

@@ -1,15 +1,16 @@
 """The awesome-list site, checked on the built files: strict build, pages, links, data, escaping.
 
 The real site, a sample of it and a site built from a corpus full of hostile strings are each
-built at most once per test process into a temporary folder and served on 127.0.0.1
-(``built_site``). The checks here read the real site (this file is one xdist group, so one worker
-builds it); test_site_browser.py drives the sample and the hostile one in Chromium, and reads
-the hostile one's HTML too (in its own worker, which builds that site anyway).
+built at most once per run into a temporary folder shared by the xdist workers, and served on
+127.0.0.1 by each worker that reads it (``built_site``). The checks here read the real site (this
+file is one xdist group, so one worker reads it); test_site_browser.py drives the sample and the
+hostile one in Chromium.
 """
 
 from __future__ import annotations
 
 import atexit
+import fcntl
 import functools
 import html
 import json
@@ -209,21 +210,82 @@ def make_sample_project(root: Path) -> Project:
     return Project(root)
 
 
+def _shared_root(tmp_path_factory) -> Path:
+    """A folder every xdist worker of this run sees (the parent of each worker's own base
+    temporary folder); the process's own base folder when xdist is not running."""
+    base = tmp_path_factory.getbasetemp()
+    return base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base
+
+
+def _text_files(folder: Path):
+    for path in folder.rglob("*"):
+        if path.is_file() and path.suffix in (".html", ".xml", ".json", ".js", ".txt", ".css"):
+            yield path
+
+
+def _served_elsewhere(built: BuiltSite, scratch: Path) -> BuiltSite:
+    """Another worker's build of a site, copied and served by this worker: the site's address
+    (mkdocs writes it into the pages and the sitemap, which material's instant loading reads) is
+    this server's, byte for byte what a build at this address writes."""
+    folder = scratch / "site"
+    shutil.copytree(built.folder, folder)
+    url = _serve(folder)
+    old, new = built.url.encode(), url.encode()
+    for path in _text_files(folder):
+        content = path.read_bytes()
+        if old in content:
+            path.write_bytes(content.replace(old, new))
+    return BuiltSite(folder, built.docs, url, built.seconds, list(built.warnings), built.project)
+
+
 def built_site(kind: str, tmp_path_factory) -> BuiltSite:
-    """The real site ("real"), its sample ("sample") or the hostile one ("hostile"), built on first use."""
+    """The real site ("real"), its sample ("sample") or the hostile one ("hostile"), built on first
+    use: once per run, by the first worker that needs it (a file lock keeps the others waiting),
+    and served by each worker that reads it."""
     with _LOCK:
-        if kind not in _SITES:
-            scratch = tmp_path_factory.mktemp(f"site-{kind}")
+        if kind in _SITES:
+            return _SITES[kind]
+        shared = _shared_root(tmp_path_factory) / f"site-{kind}"
+        shared.mkdir(exist_ok=True)
+        record = shared / "built.json"
+        with (shared / "lock").open("w") as lock:
+            fcntl.flock(lock, fcntl.LOCK_EX)
+            if record.is_file():
+                done = json.loads(record.read_text(encoding="utf-8"))
+                built = BuiltSite(
+                    Path(done["folder"]),
+                    Path(done["docs"]),
+                    done["url"],
+                    done["seconds"],
+                    done["warnings"],
+                    Project(Path(done["project"])),
+                )
+                _SITES[kind] = _served_elsewhere(built, tmp_path_factory.mktemp(f"site-{kind}"))
+                return _SITES[kind]
             if kind == "real":
                 project = Project(REPO_ROOT)
             elif kind == "sample":
-                project = make_sample_project(scratch / "corpus-root")
+                project = make_sample_project(shared / "corpus-root")
             else:
                 project = make_hostile_project(
-                    scratch / "corpus-root", url="https://example.org/hostile"
+                    shared / "corpus-root", url="https://example.org/hostile"
                 )
-            _SITES[kind] = _build(project, scratch)
-        return _SITES[kind]
+            built = _build(project, shared)
+            record.write_text(
+                json.dumps(
+                    {
+                        "folder": str(built.folder),
+                        "docs": str(built.docs),
+                        "url": built.url,
+                        "seconds": built.seconds,
+                        "warnings": built.warnings,
+                        "project": str(built.project.root),
+                    }
+                ),
+                encoding="utf-8",
+            )
+            _SITES[kind] = built
+            return built
 
 
 @pytest.fixture(scope="session")

@@ -12,9 +12,8 @@ from masrl.render.site.search_index import QuickSearchIndex, page_sections
 from material.plugins.search.plugin import Parser, SearchIndex, SearchPlugin
 from test_site import built_site
 
-# The sample and hostile sites these tests read are the ones the browser tests build: in their
-# group, each is built once per run instead of once more on another worker.
-pytestmark = pytest.mark.xdist_group("browser")
+# The sample and hostile sites these tests read are the ones the browser tests read: built once
+# per run, whichever worker needs them first (``built_site``).
 
 
 def _material(html: str):
