@@ -41,7 +41,8 @@ def _docs(tmp_path, citations: bool = True) -> dict[str, str]:
 
 
 def _section(page: str, heading: str) -> str:
-    return page.split(f"## {heading}", 1)[1].split("\n## ", 1)[0]
+    """An entry page's section (its body is HTML: html_body.py), up to the next heading."""
+    return page.split(f">{heading}<a ", 1)[1].split("\n<h2 ", 1)[0]
 
 
 # ---------------------------------------------------------------------------------------------

@@ -14,7 +14,7 @@ from masrl.check.validate import load_corpus
 from masrl.render.feed import FEED_ID, atom_feed
 from masrl.render.site.context import SiteContext
 from masrl.render.site.corrections import corrections_markdown
-from masrl.render.site.entries import entry_markdown
+from masrl.render.site.entries import entry_source
 from shared_corpus import live_corpus
 
 ATOM = "{http://www.w3.org/2005/Atom}"
@@ -27,9 +27,9 @@ def ctx() -> SiteContext:
 
 def test_an_entry_page_lists_its_corrections_where_its_notes_point(ctx):
     entry = ctx.by_key["latentmas"]
-    page = entry_markdown(ctx, entry)
-    section = page.split("## Corrections { #corrections }", 1)[1].split("\n## ", 1)[0]
-    assert "[see corrections](#corrections)" in page.split("## Corrections", 1)[0]
+    page = entry_source(ctx, entry)  # the body is HTML (html_body.py)
+    section = page.split('<h2 id="corrections">Corrections', 1)[1].split("\n<h2 ", 1)[0]
+    assert '<a href="#corrections">see corrections</a>' in page.split('<h2 id="corrections"', 1)[0]
     rows = re.findall(r"<tr><td>(.*?)</tr>", section)
     assert len(rows) == len(entry.corrections) == 2
     category = rows[0]
@@ -43,7 +43,7 @@ def test_an_entry_page_lists_its_corrections_where_its_notes_point(ctx):
 
 def test_an_uncorrected_entry_has_no_corrections_section(ctx):
     entry = next(e for e in ctx.corpus.entries if not e.corrections)
-    assert "## Corrections" not in entry_markdown(ctx, entry)
+    assert '<h2 id="corrections"' not in entry_source(ctx, entry)
 
 
 def test_the_corrections_page_lists_every_correction_by_round_newest_first(ctx):

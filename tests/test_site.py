@@ -1101,7 +1101,7 @@ def test_entry_pages_list_every_artifact_link_with_its_source_and_a_code_badge(
     assert 'class="masrl-badge masrl-badge--code" href="https://github.com/org/alpha"' in page
     for kind, label in (("code", "Code"), ("weights", "Weights")):
         for link in links[kind]:
-            assert f'- {label}: <a href="{link["url"]}" rel="noopener">' in page.replace(
+            assert f'<li>{label}: <a href="{link["url"]}" rel="noopener">' in page.replace(
                 md_text(link["url"]), link["url"]
             )
     assert page.count(f'<a href="{abstract}" rel="noopener">source</a>') == 2

@@ -21,6 +21,7 @@ import json
 from masrl.model.records import Entry
 from masrl.render.site.context import SiteContext, entry_page, html_href
 from masrl.render.site.escape import html_attr, html_text
+from masrl.render.site.html_body import Body
 from masrl.render.site.table import axis_filter
 
 CITATIONS_PAGE = "citations.md"
@@ -71,12 +72,13 @@ def _note(text: str) -> str:
     return f'<p class="masrl-lineage-note">{html_text(text)}</p>'
 
 
-def lineage_markdown(ctx: SiteContext, entry: Entry) -> str:
+def lineage(ctx: SiteContext, entry: Entry, body: Body) -> None:
     """The two sections of an entry page: the entries it cites and the entries citing it."""
     page = entry_page(entry.key)
     known = entry.key in ctx.citations_known
     builds_on, built_upon_by = ctx.lineage[entry.key]
-    parts = ["## Builds on (in this corpus)", ""]
+    body.heading(2, "Builds on (in this corpus)")
+    parts = []
     if builds_on:
         parts.append(_linked_entries(ctx, page, builds_on))
         if not known:
@@ -87,7 +89,9 @@ def lineage_markdown(ctx: SiteContext, entry: Entry) -> str:
         parts.append(_note("It cites no other entry of this corpus."))
     else:
         parts.append(_note(NOT_RETRIEVED))
-    parts += ["", "## Built upon by", ""]
+    body.raw("\n".join(parts))
+    body.heading(2, "Built upon by")
+    parts = []
     if built_upon_by:
         parts.append(_linked_entries(ctx, page, built_upon_by))
     else:
@@ -97,7 +101,7 @@ def lineage_markdown(ctx: SiteContext, entry: Entry) -> str:
         f'<p class="masrl-lineage-note">{html_text(coverage_sentence(ctx))} '
         f'<a href="{graph_link}">The citation graph</a> shows every link.</p>'
     )
-    return "\n".join(parts)
+    body.raw("\n".join(parts))
 
 
 # ---------------------------------------------------------------------------------------------

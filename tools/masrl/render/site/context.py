@@ -276,6 +276,13 @@ class SiteContext:
         )
         return f'<div class="masrl-tips" hidden>{spans}</div>'
 
+    def take_tips_html(self, page: str) -> str:
+        """``tips_html`` for a page that ends with its descriptions itself (an entry page, written
+        as HTML): they are taken, so the builder does not add them again."""
+        tips = self.tips_html(page)
+        self._tips.pop(page, None)
+        return tips
+
     @property
     def tag_fields(self) -> tuple[str, ...]:
         """Fields entry pages list as tag rows, in the registry's `show.tags` order."""

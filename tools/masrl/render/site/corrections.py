@@ -16,9 +16,9 @@ from masrl.render.site.context import (
     SiteContext,
     browse_page,
     html_href,
-    relative_link,
 )
 from masrl.render.site.escape import anchor_id, html_attr, html_text, md_text
+from masrl.render.site.html_body import Body
 from masrl.render.site.markdown import html_table
 from masrl.screening.rounds import read_rounds
 
@@ -95,11 +95,11 @@ def _cells(ctx: SiteContext, page: str, correction: Correction) -> list[str]:
     ]
 
 
-def entry_corrections_markdown(ctx: SiteContext, page: str, entry: Entry) -> list[str]:
-    """The entry page's Corrections section; no lines for an entry never corrected."""
+def entry_corrections(ctx: SiteContext, page: str, entry: Entry, body: Body) -> None:
+    """The entry page's Corrections section; nothing for an entry never corrected."""
     found = corrections_of(entry)
     if not found:
-        return []
+        return
     rounds_page = html_href(page, CORRECTIONS_PAGE)
     rows = [
         [
@@ -109,22 +109,19 @@ def entry_corrections_markdown(ctx: SiteContext, page: str, entry: Entry) -> lis
         ]
         for c in found
     ]
-    return [
-        f"## Corrections {{ #{ENTRY_ANCHOR} }}",
-        "",
-        (
-            f"Tags changed since the survey published them (snapshot <code>{md_text(PUBLISHED_SNAPSHOT)}</code>, "
-            "which keeps the published values), with the round that changed them and why. "
-            f"[All corrections]({relative_link(page, CORRECTIONS_PAGE)})."
-        ),
-        "",
+    body.heading(2, "Corrections", ENTRY_ANCHOR)
+    body.paragraph(
+        f"Tags changed since the survey published them (snapshot <code>{md_text(PUBLISHED_SNAPSHOT)}</code>, "
+        "which keeps the published values), with the round that changed them and why. "
+        f'<a href="{html_attr(rounds_page)}">All corrections</a>.'
+    )
+    body.raw(
         _scrolling(
             html_table(
                 ["Field", "Published", "Current", "Round", "Reason"], rows, "masrl-corrections"
             )
-        ),
-        "",
-    ]
+        )
+    )
 
 
 def _scrolling(table: str) -> str:
@@ -132,9 +129,9 @@ def _scrolling(table: str) -> str:
     return f'<div class="masrl-scroll">\n{table}\n</div>'
 
 
-def link_see_corrections(notes_markdown: str) -> str:
-    """The notes' "see corrections" as a link to the entry's Corrections section."""
-    return notes_markdown.replace("see corrections", f"[see corrections](#{ENTRY_ANCHOR})")
+def link_see_corrections(notes: str) -> str:
+    """The notes' "see corrections" (escaped text) as a link to the entry's Corrections section."""
+    return notes.replace("see corrections", f'<a href="#{ENTRY_ANCHOR}">see corrections</a>')
 
 
 def by_round(ctx: SiteContext) -> dict[str, list[Correction]]:

@@ -6,7 +6,7 @@ import json
 from itertools import islice
 
 from masrl.model.records import ARTIFACT_LINKS, Entry
-from masrl.render.site.citation_graph import lineage_markdown
+from masrl.render.site.citation_graph import lineage
 from masrl.render.site.context import (
     SiteContext,
     browse_page,
@@ -14,7 +14,7 @@ from masrl.render.site.context import (
     html_href,
     value_anchor,
 )
-from masrl.render.site.corrections import entry_corrections_markdown, link_see_corrections
+from masrl.render.site.corrections import entry_corrections, link_see_corrections
 from masrl.render.site.escape import (
     external_link,
     front_matter_title,
@@ -23,8 +23,8 @@ from masrl.render.site.escape import (
     md_text,
     one_line,
 )
+from masrl.render.site.html_body import HTML_BODY, Body
 from masrl.render.site.links import LABELS, code_badge, entry_links, links_html
-from masrl.render.site.markdown import code_block
 from masrl.render.site.navigation import nav_file
 from masrl.render.site.reports import table_filter_url
 from masrl.render.site.search import entry_search_tags
@@ -42,7 +42,7 @@ ENTRIES_PER_INDEX_PAGE = (
 
 
 def entry_pages(ctx: SiteContext) -> dict[str, str]:
-    pages = {entry_page(entry.key): entry_markdown(ctx, entry) for entry in ctx.entries}
+    pages = {entry_page(entry.key): entry_source(ctx, entry) for entry in ctx.entries}
     pages[PAPERS_PAGE] = papers_markdown(ctx)
     pages.update(entries_index_pages(ctx))
     return pages
@@ -181,52 +181,57 @@ def entries_index_pages(ctx: SiteContext) -> dict[str, str]:
 # One entry.
 
 
-def entry_markdown(ctx: SiteContext, entry: Entry) -> str:
-    page = entry_page(entry.key)
-    sections = [
-        "---",
-        front_matter_title(entry.title),
-        _description(entry.summary),
-        "citation: " + json.dumps(citation_meta(ctx, entry)),
-        entry_search_tags(ctx, entry),
-        "hide:",
-        "  - navigation",
-        "---",
-        "",
-        f"# {md_text(entry.title)}",
-        "",
-        _byline(ctx, entry),
-        "",
-        _facts_line(entry),
-        "",
-        _action_links(ctx, entry),
-        "",
-        '!!! abstract "Our summary"',
-        "",
-        f"    {md_text(entry.summary)}",
-        "",
-        "## Tags",
-        "",
-        _tags_list(ctx, page, entry),
-        "",
-        "## Identifiers and links",
-        "",
-        _links(entry),
-        "",
-    ]
-    if entry.notes and entry.notes.strip():
-        notes = md_text(entry.notes)
-        sections += [
-            "## Curator notes",
+def entry_source(ctx: SiteContext, entry: Entry) -> str:
+    """The entry's page: its front matter, then its body as the HTML Markdown would make of it
+    (html_body.py), which mkdocs takes as it stands (html_pages.py)."""
+    return "\n".join(
+        [
+            "---",
+            front_matter_title(entry.title),
+            _description(entry.summary),
+            "citation: " + json.dumps(citation_meta(ctx, entry)),
+            entry_search_tags(ctx, entry),
+            "hide:",
+            "  - navigation",
+            HTML_BODY,
+            "---",
             "",
-            link_see_corrections(notes) if entry.corrections else notes,
+            entry_body(ctx, entry).html(),
             "",
         ]
-    sections += entry_corrections_markdown(ctx, page, entry)
-    sections += ["## BibTeX", "", code_block(ctx.bibtex[entry.key], "bibtex"), ""]
-    sections += [lineage_markdown(ctx, entry), ""]
-    sections += ["## Same reward × credit cell", "", _same_cell(ctx, page, entry), ""]
-    return "\n".join(sections)
+    )
+
+
+def entry_body(ctx: SiteContext, entry: Entry) -> Body:
+    page = entry_page(entry.key)
+    body = Body()
+    body.heading(1, md_text(entry.title))
+    body.raw(_byline(ctx, entry))
+    body.raw(_facts_line(entry))
+    body.raw(_action_links(ctx, entry))
+    body.admonition("abstract", "Our summary", md_text(entry.summary))
+    body.heading(2, "Tags")
+    body.raw(_tags_list(ctx, page, entry))
+    body.heading(2, "Identifiers and links")
+    links = _links(entry)
+    if links:
+        body.bullets(links)
+    else:
+        body.paragraph("No identifier or link is recorded.")
+    if entry.notes and entry.notes.strip():
+        notes = md_text(entry.notes)
+        body.heading(2, "Curator notes")
+        body.paragraph(link_see_corrections(notes) if entry.corrections else notes)
+    entry_corrections(ctx, page, entry, body)
+    body.heading(2, "BibTeX")
+    body.code(ctx.bibtex[entry.key], "bibtex")
+    lineage(ctx, entry, body)
+    body.heading(2, "Same reward × credit cell")
+    _same_cell(ctx, page, entry, body)
+    tips = ctx.take_tips_html(page)  # its chips' descriptions, last (see builder.generate_docs)
+    if tips:
+        body.raw(tips)
+    return body
 
 
 def _byline(ctx: SiteContext, entry: Entry) -> str:
@@ -308,33 +313,37 @@ def _action_links(ctx: SiteContext, entry: Entry) -> str:
     return '<p class="masrl-actions">' + " ".join(parts) + "</p>"
 
 
-def _links(entry: Entry) -> str:
+def _links(entry: Entry) -> list[str]:
+    """The list's items: identifiers, artifact links with their sources, other links, extras."""
     lines = []
     for kind, url in entry_links(entry).items():
         if kind in ARTIFACT_LINKS:
             continue  # listed below, every one with the page that names it
         value = entry.identifiers.get(kind) or url
-        lines.append(f"- {LABELS[kind]}: {external_link(url, value)}")
+        lines.append(f"{LABELS[kind]}: {external_link(url, value)}")
     for kind in ARTIFACT_LINKS:
         for link in getattr(entry, kind, ()):
             source = external_link(link["source"], "source")
-            lines.append(f"- {LABELS[kind]}: {external_link(link['url'])} ({source})")
-    lines += [f"- Link: {external_link(url)}" for url in entry.urls]
+            lines.append(f"{LABELS[kind]}: {external_link(link['url'])} ({source})")
+    lines += [f"Link: {external_link(url)}" for url in entry.urls]
     extras = (
         ("Journal reference", entry.journal_ref),
         ("Latest arXiv version seen", entry.latest_version),
         ("arXiv primary category", entry.primary_category),
     )
-    lines += [f"- {label}: {md_text(value)}" for label, value in extras if value]
-    return "\n".join(lines) if lines else "No identifier or link is recorded."
+    lines += [f"{label}: {md_text(value)}" for label, value in extras if value]
+    return lines
 
 
-def _same_cell(ctx: SiteContext, page: str, entry: Entry) -> str:
+def _same_cell(ctx: SiteContext, page: str, entry: Entry, body: Body) -> None:
     """The other entries in each reward type × credit unit cell this entry occupies (the first
     few, then a link to the interactive table filtered to the cell)."""
     cells = [(r, c) for r in entry.reward_types for c in entry.credit_units]
     if not cells:
-        return "This entry has no reward type or no credit unit, so it sits in no reward × credit cell."
+        body.paragraph(
+            "This entry has no reward type or no credit unit, so it sits in no reward × credit cell."
+        )
+        return
     items = []
     for reward, credit in cells:
         members = ctx.reward_credit_cells[(reward, credit)]
@@ -361,4 +370,4 @@ def _same_cell(ctx: SiteContext, page: str, entry: Entry) -> str:
             )
         noun = "entry" if count == 1 else "entries"
         items.append(f"<li>{cell}: {count} other {noun}<ul>{''.join(links)}</ul></li>")
-    return '<ul class="masrl-cells">\n' + "\n".join(items) + "\n</ul>"
+    body.raw('<ul class="masrl-cells">\n' + "\n".join(items) + "\n</ul>")

@@ -12,11 +12,10 @@ A block qualifies when it stands between blank lines at the left margin, outside
 opens with a tag Markdown treats as a block (of those below) and closes that same element on its
 last line and not before. Anything else is left to Markdown.
 
-Entry pages' summaries and notes are paragraphs of corpus text with every ASCII punctuation
-character written as a character reference (``escape.md_text``): nothing for Markdown to do, but
-its inline patterns scan them once per pattern and per reference. Such a paragraph is swapped for
-a placeholder word, which Markdown writes out as it stands, and the text takes its place again
-(``split_plain_text``).
+Paragraphs of corpus text are written with every ASCII punctuation character as a character
+reference (``escape.md_text``): nothing for Markdown to do, but its inline patterns scan them once
+per pattern and per reference. Such a paragraph is swapped for a placeholder word, which Markdown
+writes out as it stands, and the text takes its place again (``split_plain_text``).
 """
 
 from __future__ import annotations
@@ -25,6 +24,7 @@ import html
 import re
 
 from masrl.render.site.errors import SiteError
+from masrl.render.site.html_body import HTML_BODY_KEY
 from masrl.render.site.page_memory import release_markdown
 
 # Block-level elements Markdown passes through verbatim (no pre, script, style or textarea,
@@ -164,7 +164,11 @@ def restore_plain_text(content: str, texts: list[str], where: str = "a page") ->
 
 
 def on_page_markdown(markdown: str, page, config, files) -> str:
-    """mkdocs' page-markdown event: the page's raw HTML blocks and plain text set aside."""
+    """mkdocs' page-markdown event: the page's raw HTML blocks and plain text set aside (none
+    in a page whose body is HTML already, which skips Markdown: html_pages.py)."""
+    if (page.meta or {}).get(HTML_BODY_KEY) is False:
+        page.masrl_raw_blocks, page.masrl_plain_text = [], []
+        return markdown
     markdown, page.masrl_raw_blocks = split_raw_blocks(markdown)
     markdown, page.masrl_plain_text = split_plain_text(markdown)
     return markdown
