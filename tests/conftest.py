@@ -335,6 +335,11 @@ def published_corpus():
 def screening(tmp_path: Path) -> Project:
     """The real corpus and exclusions, the screening fixture's rounds file and its six invented
     queue candidates (the screen and ASReview tests share it)."""
+    return make_screening_project(tmp_path)
+
+
+def make_screening_project(tmp_path: Path) -> Project:
+    """The files of ``screening`` under ``tmp_path``."""
     fixtures = Path(__file__).parent / "fixtures" / "screening"
     for name in ("corpus", "exclusions", "taxonomy"):
         shutil.copytree(REPO_ROOT / name, tmp_path / name)
@@ -354,3 +359,10 @@ def pytest_sessionfinish(session, exitstatus):
         return  # no test asked for a temporary folder
     for folder in factory.getbasetemp().glob("site-*"):
         shutil.rmtree(folder, ignore_errors=True)
+
+
+def pytest_collection_modifyitems(config, items):
+    """The tests marked slow first, each kind in its order: xdist hands out the groups (largest
+    first) and then the tests in this order, so the longest single tests start early and the
+    workers finish together instead of one running a long test alone at the end."""
+    items[:] = sorted(items, key=lambda item: item.get_closest_marker("slow") is None)

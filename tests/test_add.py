@@ -567,6 +567,7 @@ def run_masrl(*args: str, root: Path, env: dict[str, str]) -> subprocess.Complet
 @pytest.mark.skipif(
     not MASRL.exists(), reason="the masrl console script is not installed next to this Python"
 )
+@pytest.mark.slow
 def test_new_contributor_adds_tags_validates_builds_and_checks(repo_copy, fake):
     fake.answer_papers()
     root = repo_copy.root

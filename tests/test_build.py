@@ -151,6 +151,7 @@ def test_stats_snapshot_holds_claims_gaps_stats_and_figures(repo_copy):
 # -- build and check ----------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_build_twice_gives_identical_bytes(tmp_path):
     # The live corpus, not the published one: its figures are the ones test_plots and test_repo
     # render too, so a cold render cache draws them once per run, not twice.

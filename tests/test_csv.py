@@ -75,6 +75,7 @@ def test_exclusions_export_has_the_artifact_header():
     assert rows[3]["source"] == "company docs" and rows[3]["query_family"] == "multi-agent LLM"
 
 
+@pytest.mark.slow
 def test_export_import_export_is_byte_identical(tmp_path):
     # A new project importing the corpus needs the rounds its records name.
     (tmp_path / "copy" / "screening").mkdir(parents=True)

@@ -105,6 +105,7 @@ def run_script(root, url, openalex_url="http://127.0.0.1:9", **env):
 
 
 @pytest.mark.skipif(shutil.which("git") is None, reason="needs git")
+@pytest.mark.slow
 def test_the_weekly_script_commits_the_new_queue_and_writes_the_pull_request_body(
     checkout, httpserver, openalex
 ):

@@ -110,6 +110,7 @@ def test_stats_and_csv_export_count_and_carry_the_toy_axis(toy_project):
     )  # one of masrl's columns after the artifact's
 
 
+@pytest.mark.slow
 def test_the_built_site_table_has_a_toy_axis_column_and_filter(toy_project, tmp_path):
     build = build_site(toy_project, output=tmp_path / "out", staging=tmp_path / "src")
     data = json.loads((build.paths.output / "data" / "entries.json").read_text(encoding="utf-8"))

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-from conftest import NEXT_EXCLUSION_ID
+from conftest import NEXT_EXCLUSION_ID, make_screening_project
 from masrl.cli import main
 from masrl.errors import InputError, ProblemsError, UsageError
 from masrl.model import yamlio
@@ -24,8 +24,13 @@ RELEVANT = {"2606.00001", "2606.00002", "2606.00005"}
 REPO = Path(__file__).resolve().parents[1]
 
 
-def test_queue_is_ranked_relevant_first_with_reasons(screening):
-    ranked = rank_project(screening)
+@pytest.fixture(scope="module")
+def ranked(tmp_path_factory):
+    """The screening fixture's queue, ranked once for the tests that read that ranking."""
+    return rank_project(make_screening_project(tmp_path_factory.mktemp("screening")))
+
+
+def test_queue_is_ranked_relevant_first_with_reasons(ranked):
     ids = [r.document.id for r in ranked]
     # The near miss (prompted debate, like many exclusion records) ranks below every relevant one.
     # Off-topic papers are not reliably last: masrl's exclusions are all near misses (see README).
@@ -48,8 +53,8 @@ def test_queue_is_ranked_relevant_first_with_reasons(screening):
     )
 
 
-def test_ranking_is_deterministic(screening):
-    first = [(r.document.id, r.score, r.reasons) for r in rank_project(screening)]
+def test_ranking_is_deterministic(screening, ranked):
+    first = [(r.document.id, r.score, r.reasons) for r in ranked]  # of another copy
     second = [(r.document.id, r.score, r.reasons) for r in rank_project(screening)]
     assert first == second
 
