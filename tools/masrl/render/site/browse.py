@@ -23,7 +23,8 @@ TAXONOMY_PAGE = "taxonomy.md"
 
 
 def browse_pages(ctx: SiteContext) -> dict[str, str]:
-    pages = {browse_page(name): browse_markdown(ctx, name) for name in ctx.browse_fields}
+    listed: dict[str, str] = {}  # an entry's facts and links, shared by every browse page
+    pages = {browse_page(name): browse_markdown(ctx, name, listed) for name in ctx.browse_fields}
     pages[BROWSE_INDEX] = browse_index_markdown(ctx)
     pages.update(
         nav_file(
@@ -63,8 +64,11 @@ def browse_index_markdown(ctx: SiteContext) -> str:
     )
 
 
-def browse_markdown(ctx: SiteContext, name: str) -> str:
+def browse_markdown(ctx: SiteContext, name: str, listed: dict[str, str] | None = None) -> str:
+    """listed: what each entry's item says after its title (year, authors, links), by key, kept
+    across the browse pages: an entry is listed under every value it holds, on every axis."""
     page = browse_page(name)
+    listed = {} if listed is None else listed
     field = ctx.fields[name]
     groups = ctx.entries_with_value(name)
     description = (
@@ -117,12 +121,20 @@ def browse_markdown(ctx: SiteContext, name: str) -> str:
             continue
         parts += [f"{len(keys)} {'entry' if len(keys) == 1 else 'entries'}:", ""]
         items = [
-            f'<li>{ctx.entry_link_html(page, key)} <span class="masrl-facts">{html_text(ctx.by_key[key].year)} · '
-            f"{html_text(ctx.authors_short(ctx.by_key[key]))}</span> {links_html(ctx.by_key[key])}</li>"
+            f"<li>{ctx.entry_link_html(page, key)} {listed.get(key) or _listed(ctx, key, listed)}</li>"
             for key in sorted(keys, key=ordered.__getitem__)
         ]
         parts += ['<ul class="masrl-entry-list">', *items, "</ul>", ""]
     return "\n".join(parts)
+
+
+def _listed(ctx: SiteContext, key: str, listed: dict[str, str]) -> str:
+    entry = ctx.by_key[key]
+    listed[key] = (
+        f'<span class="masrl-facts">{html_text(entry.year)} · {html_text(ctx.authors_short(entry))}</span> '
+        f"{links_html(entry)}"
+    )
+    return listed[key]
 
 
 def taxonomy_markdown(ctx: SiteContext) -> str:
