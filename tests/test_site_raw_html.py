@@ -12,6 +12,7 @@ from masrl.render.site.raw_html import (
     TEXT_TOKEN,
     TOKEN,
     anchor_ids,
+    escaped_anchor_ids,
     restore_plain_text,
     restore_raw_blocks,
     split_plain_text,
@@ -83,6 +84,18 @@ def test_set_aside_blocks_come_back_as_markdown_writes_them():
         '<div class="tips" hidden',
     ]
     assert anchor_ids(blocks) == {"item-a", "tip-1", "named"}
+
+
+@pytest.mark.parametrize(
+    "html",
+    [
+        '<p id="a" class="x">t</p><a name="n" href="#a">l</a><span name="not-an-anchor">s</span>',
+        '<div\nid=\'b\'><span data-tip="say id=c" id = d>x</span></div><h2 id="e&amp;f">h</h2>',
+        "<p>no ids at all, only text: valid = grid id</p>",
+    ],
+)
+def test_ids_of_escaped_html_are_read_from_the_tags_that_hold_them(html):
+    assert escaped_anchor_ids(html) == anchor_ids([html])
 
 
 @pytest.mark.parametrize(

@@ -18,7 +18,7 @@ from mkdocs.structure.pages import Page
 from mkdocs.structure.toc import get_toc
 
 from masrl.render.site.html_body import HTML_BODY_KEY, PERMALINK
-from masrl.render.site.raw_html import anchor_ids
+from masrl.render.site.raw_html import escaped_anchor_ids
 
 _HEADING = re.compile(
     r'<h([1-6]) id="([^"]*)">(.*?)'
@@ -61,7 +61,7 @@ class HtmlBodyPage(Page):
         self._title_from_render = (
             headings[0][2] if headings and content.startswith("<h1 ") else None
         )
-        self.present_anchor_ids = anchor_ids([content])
+        self.present_anchor_ids = escaped_anchor_ids(content)
         if _MKDOCS_LOG.getEffectiveLevel() > logging.DEBUG:  # as mkdocs' render does
             links = {anchor: f"#{anchor}" for anchor in _SELF_LINK.findall(content)}
             self.links_to_anchors = {self.file: links} if links else {}

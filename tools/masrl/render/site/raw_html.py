@@ -43,6 +43,7 @@ _OPENING = re.compile(r"<([a-z]+)[\s>]")
 _FENCE = re.compile(r"^(`{3,}|~{3,})")
 _TAG = re.compile(r"""<([a-zA-Z][\w:-]*)((?:[^>"']|"[^"]*"|'[^']*')*)>""")
 _ID_ATTR = re.compile(r"""\s(id|name)\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s"'>]+))""")
+_ID_OR_NAME = re.compile(r"\s(?:id|name)\s*=")
 
 
 def _whole_element(block: str) -> bool:
@@ -132,14 +133,34 @@ def split_plain_text(markdown: str) -> tuple[str, list[str]]:
 
 def anchor_ids(blocks: list[str]) -> set[str]:
     """The ids (and names of <a>) the blocks define, as mkdocs collects them from raw HTML."""
-    ids = set()
+    ids: set[str] = set()
     for block in blocks:
         for tag in _TAG.finditer(block):
-            for attr in _ID_ATTR.finditer(tag.group(2)):
-                if attr.group(1) == "id" or tag.group(1).lower() == "a":
-                    value = next(v for v in attr.groups()[1:] if v is not None)
-                    ids.add(html.unescape(value))
+            _add_ids(ids, tag)
     return ids
+
+
+def escaped_anchor_ids(html_text: str) -> set[str]:
+    """``anchor_ids`` of HTML in which every ``<`` opens a tag (text and attribute values
+    escaped): only the tags holding an id or a name attribute are read, found from it."""
+    ids: set[str] = set()
+    seen = -1
+    for attr in _ID_OR_NAME.finditer(html_text):
+        start = html_text.rfind("<", 0, attr.start())
+        if start == seen:
+            continue
+        seen = start
+        tag = _TAG.match(html_text, start)
+        if tag and tag.end() > attr.start():
+            _add_ids(ids, tag)
+    return ids
+
+
+def _add_ids(ids: set[str], tag: re.Match) -> None:
+    for attr in _ID_ATTR.finditer(tag.group(2)):
+        if attr.group(1) == "id" or tag.group(1).lower() == "a":
+            value = next(v for v in attr.groups()[1:] if v is not None)
+            ids.add(html.unescape(value))
 
 
 def restore_raw_blocks(content: str, blocks: list[str], where: str = "a page") -> str:
