@@ -59,7 +59,7 @@ audit:            ## pip-audit over uv.lock (after the set-up)
 	$(UV) export --frozen --all-extras --no-emit-project --format requirements-txt --quiet -o .cache/audit-requirements.txt
 	$(BIN)/pip-audit --disable-pip --require-hashes --progress-spinner off -r .cache/audit-requirements.txt
 
-test-deep: $(SETUP) ## the suite with ten times the property-test and fuzzing examples
+test-deep: $(SETUP) ## the suite with ten times each property test's deep count of examples (conftest.examples)
 	MASRL_PROPERTY_SCALE=10 $(BIN)/python -m pytest -n $(WORKERS) --dist loadgroup
 
 test-extras: $(SETUP) ## the tests of optional extras (installs ray from the lock first, removes it after)

@@ -36,9 +36,13 @@ NEXT_EXCLUSION_ID = 1 + max(int(p.stem[1:]) for p in (REPO_ROOT / "exclusions").
 PROPERTY_SCALE = max(1, int(os.environ.get("MASRL_PROPERTY_SCALE", "1")))
 
 
-def examples(suite: int) -> int:
-    """How many examples a property test draws: ``suite`` in the suite, more in a deep run."""
-    return suite * PROPERTY_SCALE
+def examples(suite: int, deep: int | None = None) -> int:
+    """How many examples a property test draws: ``suite`` in the suite; in a deep run, ``deep``
+    (default ``suite``) times MASRL_PROPERTY_SCALE. A test whose examples cost more than the
+    bugs they find in the suite draws fewer there and keeps its former count as ``deep``."""
+    if PROPERTY_SCALE == 1:
+        return suite
+    return (deep or suite) * PROPERTY_SCALE
 
 
 # In CI (CI=true) every property test draws the same examples on every run, so a pull request's

@@ -157,7 +157,7 @@ def test_a_hand_edited_decisions_file_is_checked_like_screen_checks_it(mini_proj
     )
 
 
-@settings(max_examples=examples(200), deadline=None)
+@settings(max_examples=examples(100, deep=200), deadline=None)
 @given(
     pairs=st.lists(
         st.tuples(st.sampled_from("abcd"), st.sampled_from("abcd")), min_size=1, max_size=40

@@ -13,7 +13,7 @@ from masrl.model import yamlio
 from masrl.model.records import ENTRY_SCHEMA_LINE
 from masrl.model.taxonomy import load_taxonomy
 
-EXAMPLES = int(os.environ.get("MASRL_FUZZ_EXAMPLES", str(examples(200))))
+EXAMPLES = int(os.environ.get("MASRL_FUZZ_EXAMPLES", str(examples(100, deep=200))))
 
 _text = st.text(max_size=120) | st.sampled_from(
     ["TODO", "null", "yes", "2025", "a: b", "a  b", "- x", "'q'", '"q"', "#x", "é", "x" * 150]

@@ -13,7 +13,7 @@ from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 from masrl.imports.bibtex_split import split_blocks, split_plain
 
-EXAMPLES = int(os.environ.get("MASRL_FUZZ_EXAMPLES", str(examples(400))))
+EXAMPLES = int(os.environ.get("MASRL_FUZZ_EXAMPLES", str(examples(100, deep=400))))
 
 PLAIN = """% exported by hand
 @string{conf = "Benchmark Conference"}

@@ -86,7 +86,7 @@ _nested = st.recursive(
 )
 
 
-@settings(max_examples=examples(200), deadline=None, derandomize=True)
+@settings(max_examples=examples(100, deep=200), deadline=None, derandomize=True)
 @given(value=_nested, flow=st.sampled_from([None, True, False]), indent=st.sampled_from([2, 3, 4]))
 def test_the_nesting_bound_is_never_below_the_real_depth(value, flow, indent):
     """check_depth skips its event parse when the bound is small: the bound must hold for every
@@ -110,7 +110,7 @@ def test_record_files_need_no_second_parse_for_their_depth():
     assert yamlio._nesting_bound("a:\r  b:\r    c: 1\r") >= 3  # other line breaks: the coarse count
 
 
-@settings(max_examples=examples(300), deadline=None, derandomize=True)
+@settings(max_examples=examples(100, deep=300), deadline=None, derandomize=True)
 @given(value=st.text(alphabet="-+.0123456789eExXoO_:<=~!&*nNuUlLtTrRfFaAsSyY \t", max_size=8))
 def test_the_resolver_reads_plain_scalars_as_pyyaml_would(value):
     """The reader's own resolve() (every scalar goes through it) gives PyYAML's answer for the
@@ -131,7 +131,7 @@ _url_tail = st.text(
 )
 
 
-@settings(max_examples=examples(500), deadline=None, derandomize=True)
+@settings(max_examples=examples(100, deep=500), deadline=None, derandomize=True)
 @given(
     head=st.sampled_from(
         ["https://", "http://", "HTTPS://", "ftp://", "https://a.org", "", "http://x-y.b"]

@@ -869,7 +869,7 @@ ALLOWED_TAGS = {
 }
 
 
-@settings(max_examples=examples(150), deadline=None)
+@settings(max_examples=examples(100, deep=150), deadline=None)
 @given(st.text(alphabet=st.characters(blacklist_categories=("Cs", "Cc")), max_size=80))
 def test_escaped_text_renders_as_the_same_text_in_every_markdown_context(value):
     escaped, expected = md_text(value), _collapse(value)

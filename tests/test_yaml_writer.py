@@ -64,7 +64,7 @@ _keys = st.sampled_from(
 _values = _scalars | st.lists(_scalars, max_size=4) | st.dictionaries(_keys, _scalars, max_size=3)
 
 
-@settings(max_examples=examples(300), deadline=None)
+@settings(max_examples=examples(100, deep=300), deadline=None)
 @given(st.dictionaries(_keys, _values, min_size=1, max_size=8))
 def test_fast_writer_matches_the_emitter_byte_for_byte(data):
     fast = yamlio.dumps(data, header="# header")
