@@ -1,5 +1,6 @@
-"""The parts of a page rendered once per folder (render/site/templates.py) are the parts the page
-would have had: a site built with every part rendered afresh is byte for byte the same."""
+"""The parts of a page rendered once per folder, and the tables of contents once per distinct one
+(render/site/templates.py), are the parts the page would have had: a site built with every part
+rendered afresh is byte for byte the same."""
 
 from __future__ import annotations
 
@@ -34,19 +35,18 @@ def _without_first_comment(text: str) -> str:
     return text.split("-#}", 1)[1]
 
 
-def test_copied_header_is_materials_with_only_the_kept_wrappings():
-    ours = (OVERRIDES / "partials" / "header.html").read_text(encoding="utf-8")
-    theirs = (MATERIAL / "partials" / "header.html").read_text(encoding="utf-8")
-    assert len(_OPENING.findall(ours)) == len(_CLOSING.findall(ours)) == 2
+@pytest.mark.parametrize(("partial", "wrappings"), [("header.html", 2), ("top.html", 1)])
+def test_copied_partial_is_materials_with_only_the_kept_wrappings(partial, wrappings):
+    ours = (OVERRIDES / "partials" / partial).read_text(encoding="utf-8")
+    theirs = (MATERIAL / "partials" / partial).read_text(encoding="utf-8")
+    assert len(_OPENING.findall(ours)) == len(_CLOSING.findall(ours)) == wrappings
     unwrapped = _CLOSING.sub("", _OPENING.sub("", ours))
-    # material's file ends with a newline after </header>, which jinja drops: ours has it after
-    # the wrapping instead
     assert _without_first_comment(unwrapped) == _without_first_comment(theirs)
 
 
 class _Page:
-    def __init__(self, url: str):
-        self.url = url
+    def __init__(self, url: str, toc=()):
+        self.url, self.toc = url, list(toc)
 
 
 class _Nav:
@@ -67,6 +67,35 @@ def test_a_part_is_kept_for_the_pages_of_one_folder_outside_the_menu():
     assert parts.kept(_Page("browse/other/"), nav, "header-start") is None
 
 
+def _heading(title: str, level: int, *children, **more):
+    from mkdocs.structure.toc import AnchorLink
+
+    item = AnchorLink(title, title.lower().replace(" ", "-"), level)
+    item.children.extend(children)
+    for name, value in more.items():
+        setattr(item, name, value)
+    return item
+
+
+def test_a_table_of_contents_is_kept_for_the_pages_showing_the_same_one():
+    parts = templates.PartsKept()
+    shared = [_heading("Tags", 2), _heading("Links", 2, _heading("More", 3))]
+    first = _Page("entries/alpha2025/", [_heading("Alpha", 1, *shared)])
+    assert parts.kept_toc(first) is None
+    assert parts.keep_toc(first, "<nav>") == "<nav>"
+    # toc.html shows the items under a level-1 title, whatever the title
+    assert parts.kept_toc(_Page("x/", [_heading("Beta", 1, *shared)])) == "<nav>"
+    others = [
+        [_heading("Beta", 1, _heading("Tags", 2))],
+        [_heading("Beta", 2, *shared)],  # no level-1 title: every item shown
+        [_heading("Beta", 1, _heading("Tags", 2, typeset={"title": "T"}), shared[1])],
+        [],
+    ]
+    for toc in others:
+        assert parts.kept_toc(_Page("x/", toc)) is None
+    assert templates._toc_key(_Page("x/", others[2])) is None  # rendered each time
+
+
 def test_site_with_every_part_rendered_afresh_is_the_same(tmp_path_factory, monkeypatch):
     site = built_site("sample", tmp_path_factory)
     asked: list[str] = []
@@ -75,11 +104,13 @@ def test_site_with_every_part_rendered_afresh_is_the_same(tmp_path_factory, monk
         asked.append(part)
 
     monkeypatch.setattr(templates.PartsKept, "kept", never_kept)
+    monkeypatch.setattr(templates.PartsKept, "kept_toc", lambda self, page: asked.append("toc"))
     scratch = tmp_path_factory.mktemp("site-unshared")
     build_site(
         site.project, output=scratch / "site", staging=scratch / "site-src", site_url=site.url
     )
-    kept = {"menu", "tabs", "footer", "config", "styles", "scripts", "header-start", "header-end"}
+    kept = {"menu", "tabs", "footer", "config", "styles", "libs", "fonts", "analytics"}
+    kept |= {"scripts", "header-start", "header-end", "top", "toc"}
     assert set(asked) == kept
     shared = sorted(p.relative_to(site.folder) for p in site.folder.rglob("*") if p.is_file())
     fresh = sorted(p.relative_to(scratch / "site") for p in (scratch / "site").rglob("*"))
