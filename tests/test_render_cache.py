@@ -77,3 +77,42 @@ def test_a_tampered_figure_never_reaches_figures(mini_project, cache_dirs):
     evil = b'<svg xmlns="http://www.w3.org/2000/svg"><script>alert(1)</script></svg>'
     stored.write_bytes(hashlib.sha256(evil).hexdigest().encode() + b"\n" + evil)
     assert plots.render_figures(corpus, ["entries-per-year"]) == first
+
+
+def test_stats_and_the_paper_list_are_kept_only_for_the_same_inputs(
+    repo_copy, cache_dirs, monkeypatch
+):
+    """STATS.md and README's paper list are kept in the render cache like the figures: read back
+    for the same records, taxonomy, snapshot, ledger and code; made again when a stored file was
+    tampered with; and an edited input (here the claim ledger) is a miss, so `masrl check`
+    compares the committed file with what that input makes."""
+    from masrl.render import readme, stats_page
+
+    corpus = load_corpus(repo_copy)
+    stats, listed = stats_page.snapshot_files(corpus), readme._paper_list_bytes(corpus)
+    with monkeypatch.context() as patched:
+        patched.setattr(stats_page, "stats_snapshot", lambda corpus: pytest.fail("made twice"))
+        patched.setattr(readme, "_paper_lines", lambda corpus: pytest.fail("made twice"))
+        assert stats_page.snapshot_files(corpus) == stats
+        assert readme._paper_list_bytes(corpus) == listed
+
+    for folder in ("stats-page", "readme-list"):
+        for stored in (cache_dirs / "cache" / folder).rglob("files/*"):
+            evil = b"<script>alert(1)</script>"
+            stored.write_bytes(hashlib.sha256(evil).hexdigest().encode() + b"\n" + evil)
+    assert stats_page.snapshot_files(load_corpus(repo_copy)) == stats
+    assert readme._paper_list_bytes(load_corpus(repo_copy)) == listed
+
+    ledger = repo_copy.root / "claims" / "ledger.yaml"
+    ledger.write_text(
+        ledger.read_text(encoding="utf-8").replace(
+            "expect: {retained: 84, excluded: 32, audited: 116}",
+            "expect: {retained: 85, excluded: 32, audited: 116}",
+        ),
+        encoding="utf-8",
+    )
+    corpus = load_corpus(repo_copy)
+    changed = stats_page.snapshot_files(corpus)
+    assert changed != stats
+    assert changed == {"STATS.md": stats_page.stats_snapshot(corpus).encode("utf-8")}
+    assert "retained: 84 (expected 85)" in changed["STATS.md"].decode("utf-8")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import operator
 
 from masrl.model.project import Corpus
 
@@ -58,12 +59,29 @@ def export_json(corpus: Corpus) -> str:
     return json.dumps(corpus_document(corpus), indent=2, sort_keys=True, ensure_ascii=False) + "\n"
 
 
+# The records last digested and their digest: `masrl build` and `check` key several renders by
+# the same corpus. Records are frozen, so the same record objects have the same content.
+_last_digest: list[tuple[tuple[int, tuple], bytes]] = []
+
+
 def corpus_digest(corpus: Corpus) -> bytes:
     """A SHA-256 of every record's content, entries by key, then exclusions by record id: each
     record's fields, by name and in their order, as one line of compact JSON (a JSON line holds no
     raw newline, so the lines cannot run into each other). A pure function of the records, for
     cache keys: the C encoder takes a fraction of the time that export_json's indented text
     (Python's encoder) does, and no text of the whole corpus is held."""
+    records = (len(corpus.entries), (*corpus.entries, *corpus.exclusions))
+    if _last_digest:
+        (count, last), digest = _last_digest[0]
+        if count == records[0] and len(last) == len(records[1]):
+            if all(map(operator.is_, last, records[1])):
+                return digest
+    digest = _digest_records(corpus)
+    _last_digest[:] = [(records, digest)]
+    return digest
+
+
+def _digest_records(corpus: Corpus) -> bytes:
     encoder = json.JSONEncoder(ensure_ascii=False, check_circular=False)
     digest = hashlib.sha256()
     groups = (

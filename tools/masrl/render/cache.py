@@ -2,7 +2,8 @@
 
 matplotlib is the slow part of `masrl build`, `masrl check` and the site build. The same inputs
 (corpus, taxonomy, trace file, all of masrl's code, matplotlib version) always give the same bytes, so a
-render is read back instead of drawn again, and output stays byte-identical.
+render is read back instead of drawn again, and output stays byte-identical. STATS.md and README's
+paper list, which grow with the corpus, are kept the same way (corpus_inputs below).
 
 One folder, one setting: ``MASRL_CACHE_DIR`` (default ``~/.cache/masrl``; ``off`` draws every
 time). Each kind of render keeps its entries under ``<folder>/<kind>/<key>/``, where the key
@@ -21,10 +22,14 @@ import hashlib
 import json
 from collections.abc import Callable, Iterable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from masrl.sealed import CACHE_ENV as CACHE_ENV
 from masrl.sealed import KEY_ENV as KEY_ENV
 from masrl.sealed import SealedFolder, cache_key, cache_root
+
+if TYPE_CHECKING:
+    from masrl.model.project import Corpus
 
 INDEX = "index.json"
 
@@ -57,6 +62,22 @@ def code_fingerprint(packages: tuple[str, ...] = ("matplotlib",)) -> bytes:
     the installed metadata: importing matplotlib would cost seconds)."""
     parts = [f"{package} {_version(package)}".encode() for package in packages]
     return b"\0".join([*parts, package_source_digest()])
+
+
+def corpus_inputs(corpus: Corpus) -> list[bytes]:
+    """What a render of the corpus is made from, besides the code: its records (as a digest), its
+    taxonomy files and the published snapshot that reports stand beside."""
+    from masrl.check.snapshot import PUBLISHED_SNAPSHOT, snapshot_path
+    from masrl.exports.json import corpus_digest
+
+    inputs: list[bytes] = [Hashed(corpus_digest(corpus))]
+    inputs += [
+        path.name.encode() + b"\0" + path.read_bytes()
+        for path in sorted(Path(corpus.taxonomy.directory).glob("*.yaml"))
+    ]
+    snapshot = snapshot_path(corpus.project, PUBLISHED_SNAPSHOT)
+    inputs.append(snapshot.read_bytes() if snapshot.is_file() else b"no snapshot")
+    return inputs
 
 
 class Hashed(bytes):

@@ -14,9 +14,8 @@ from __future__ import annotations
 import io
 from collections.abc import Callable
 from contextlib import contextmanager
-from pathlib import Path
 
-from masrl.check.snapshot import PUBLISHED_SNAPSHOT, published_snapshot, snapshot_path
+from masrl.check.snapshot import PUBLISHED_SNAPSHOT, published_snapshot
 from masrl.derive.gaps import DEFAULT_SPARSE
 from masrl.derive.stats import (
     NOT_APPLICABLE,
@@ -29,7 +28,7 @@ from masrl.derive.stats import (
 from masrl.errors import UsageError
 from masrl.model.project import Corpus
 from masrl.model.taxonomy import Taxonomy
-from masrl.render.cache import Hashed, RenderCache, code_fingerprint
+from masrl.render.cache import RenderCache, code_fingerprint, corpus_inputs
 
 # matplotlib (and numpy) take seconds to import and only drawing needs them: a figure read back
 # from the render cache does not. _load_matplotlib() binds these names the first time a figure
@@ -211,18 +210,10 @@ def render_figures(
 
 def figure_cache(corpus: Corpus) -> RenderCache:
     """The cache of this corpus's figures: keyed by the corpus's records, the taxonomy, the
-    published snapshot, all of masrl's code and matplotlib (see masrl.render.cache). `masrl
-    build`, `masrl check` and the site build compute the same key."""
-    from masrl.exports.json import corpus_digest
-
-    inputs = [Hashed(corpus_digest(corpus)), code_fingerprint()]
-    inputs += [
-        path.name.encode() + b"\0" + path.read_bytes()
-        for path in sorted(Path(corpus.taxonomy.directory).glob("*.yaml"))
-    ]
-    snapshot = snapshot_path(corpus.project, PUBLISHED_SNAPSHOT)
-    inputs.append(snapshot.read_bytes() if snapshot.is_file() else b"no snapshot")
-    return RenderCache.keyed("figures", inputs)
+    published snapshot (corpus_inputs), all of masrl's code and matplotlib (see
+    masrl.render.cache). `masrl build`, `masrl check` and the site build compute the same key."""
+    inputs = corpus_inputs(corpus)
+    return RenderCache.keyed("figures", [inputs[0], code_fingerprint(), *inputs[1:]])
 
 
 def figure_files(corpus: Corpus) -> dict[str, bytes]:

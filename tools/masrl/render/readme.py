@@ -198,7 +198,7 @@ def readme_files(corpus: Corpus) -> dict[str, bytes]:
     del current
     at = outside.index(BEGIN_MARKER) + len(BEGIN_MARKER) + 1  # replace_block's "\n" after it
     screened = screened_line(corpus).encode("utf-8")
-    listed = b"\n".join(line.encode("utf-8") for line in _paper_lines(corpus))
+    listed = _paper_list_bytes(corpus)
     end = len(listed)
     while end and listed[end - 1] == ord("\n"):  # replace_block's rstrip, without a copy
         end -= 1  # (the list starts with its notice, so only the list's own newlines go)
@@ -212,6 +212,18 @@ def readme_files(corpus: Corpus) -> dict[str, bytes]:
             )
         )
     }
+
+
+def _paper_list_bytes(corpus: Corpus) -> bytes:
+    """paper_list(corpus) as UTF-8, encoded line by line, kept in the render cache by what it is
+    made from: the records, the taxonomy (and the published snapshot), all of masrl's code."""
+    from masrl.render.cache import cached_files, code_fingerprint, corpus_inputs
+
+    def produce() -> dict[str, bytes]:
+        return {"list.md": b"\n".join(line.encode("utf-8") for line in _paper_lines(corpus))}
+
+    inputs = [*corpus_inputs(corpus), code_fingerprint(packages=())]
+    return cached_files("readme-list", inputs, produce)["list.md"]
 
 
 def screened_line(corpus: Corpus) -> str:

@@ -11,6 +11,7 @@ from masrl.derive.claims import LEDGER_PATH, ClaimsReport, compare_claims, ledge
 from masrl.derive.gaps import find_gaps
 from masrl.derive.stats import compute_stats
 from masrl.model.project import Corpus
+from masrl.render.cache import cached_files, code_fingerprint, corpus_inputs
 from masrl.render.claims import render_markdown
 from masrl.render.figures import FIGURE_DIR, figure_list
 from masrl.render.gaps import gaps_markdown
@@ -90,5 +91,15 @@ def _changed_claims_notice(report: ClaimsReport | None) -> list[str]:
 
 
 def snapshot_files(corpus: Corpus) -> dict[str, bytes]:
-    """Generator hook for `masrl build`."""
-    return {STATS_FILE: stats_snapshot(corpus).encode("utf-8")}
+    """Generator hook for `masrl build`: STATS.md, kept in the render cache by everything it is
+    made from (the records, the taxonomy, the published snapshot, the claim ledger, all of
+    masrl's code and the YAML reader of the ledger), as the figures are."""
+    ledger = ledger_path_of(corpus)
+    inputs = [
+        *corpus_inputs(corpus),
+        ledger.read_bytes() if ledger.is_file() else b"no ledger",
+        code_fingerprint(packages=("PyYAML",)),
+    ]
+    return cached_files(
+        "stats-page", inputs, lambda: {STATS_FILE: stats_snapshot(corpus).encode("utf-8")}
+    )
