@@ -176,3 +176,21 @@ MATERIAL_PAGE_CONTEXT = """    def on_page_context(self, context, *, page, confi
             page.content
         )
 """
+
+
+TAGS = [
+    '<a b = "x" c>t</a>',
+    "<br/ ><br / ><img src='>' alt=\"<\" />",
+    '<p a="1"b="2">x</p><p a=unquoted>y</p><p a= >z</p>',
+    "<h2 id='x'\n class=\"y\"  >h</h2><p\t>t</p  ><p/p>",
+    '<x-y:z.w q:r="1" _s>t</x-y:z.w>< p>',
+]
+
+
+@pytest.mark.parametrize("html", READ + LEFT + TAGS)
+def test_tags_read_as_without_possessive_quantifiers(html):
+    """The tokenizer's possessive quantifiers never change where a tag is found or ends."""
+    greedy = re.compile(search_index._TAG.pattern.replace("*+", "*").replace("?+", "?"))
+    assert "+" not in greedy.pattern.replace("\\s+", "")
+    assert search_index._TAG.split(html) == greedy.split(html)
+    assert _shape(page_sections(html)) == _shape(_material(html))

@@ -35,10 +35,12 @@ _RAW = frozenset(
     ("script", "style", "object", "textarea", "title", "xmp", "iframe", "noembed")
     + ("noframes", "noscript", "plaintext")
 )
-_ATTR = r"""\s+[a-zA-Z_:][-a-zA-Z0-9_:.]*(?:\s*=\s*(?:"[^"]*"|'[^']*'))?"""
+# Possessive (never giving back what they took): a tag's parts follow one another with nothing a
+# part could give back to the next, so a tag matches as it would otherwise, with no backtracking.
+_ATTR = r"""\s+[a-zA-Z_:][-a-zA-Z0-9_:.]*+(?:\s*+=\s*+(?:"[^"]*+"|'[^']*+'))?+"""
 # One tag: an end tag, or a start tag (group 4: "/" when it closes itself).
 _TAG = re.compile(
-    rf"<(?:/([a-zA-Z][-.a-zA-Z0-9:_]*)\s*|([a-zA-Z][-.a-zA-Z0-9:_]*)((?:{_ATTR})*)\s*(/?))>"
+    rf"<(?:/([a-zA-Z][-.a-zA-Z0-9:_]*+)\s*+|([a-zA-Z][-.a-zA-Z0-9:_]*+)((?:{_ATTR})*+)\s*+(/?))>"
 )
 _ATTRS = re.compile(r"""([a-zA-Z_:][-a-zA-Z0-9_:.]*)(?:\s*=\s*(?:"([^"]*)"|'([^']*)'))?""")
 _HEADINGS = frozenset(("h1", "h2", "h3", "h4", "h5", "h6"))
