@@ -1084,6 +1084,45 @@ def test_sync_tree_writes_only_changes_and_removes_stale_files(tmp_path):
     assert not (target / "b").exists()
 
 
+def test_the_built_site_is_emptied_as_mkdocs_does_but_keeps_the_folders_it_makes_again(tmp_path):
+    from masrl.render.site.builder import _empty_keeping_folders, _remove_empty
+
+    staging, site = tmp_path / "src", tmp_path / "site"
+    for name in ("entries/a.md", "entries/b.md", "assets/x.css", "index.md"):
+        (staging / name).parent.mkdir(parents=True, exist_ok=True)
+        (staging / name).write_text("x", encoding="utf-8")
+    for name in (
+        ".masrl-site",
+        "index.html",
+        "entries/a/index.html",
+        "entries/b/index.html",
+        "entries/gone/index.html",  # a page no longer generated
+        "entries/b/.hidden",
+        "assets/x.css",
+        "old/deep/page.html",
+    ):
+        (site / name).parent.mkdir(parents=True, exist_ok=True)
+        (site / name).write_text("old", encoding="utf-8")
+    (site / "entries" / "link").symlink_to(staging)
+    kept: list[str] = []
+    _empty_keeping_folders(str(site), staging, kept)
+    files = sorted(p.relative_to(site).as_posix() for p in site.rglob("*") if not p.is_dir())
+    assert files == [".masrl-site"]  # mkdocs leaves the top level's hidden files
+    assert (staging / "entries").is_dir() and not (site / "entries" / "gone").exists()
+    assert not (site / "old").exists() and not (site / "entries" / "link").is_symlink()
+    assert (staging / "entries" / "a.md").is_file()  # a link is removed, never followed
+    assert sorted(Path(k).relative_to(site).as_posix() for k in kept) == [
+        "assets",
+        "entries",
+        "entries/a",
+        "entries/b",
+    ]
+    (site / "entries" / "a" / "index.html").write_text("new", encoding="utf-8")  # the build
+    _remove_empty(kept)
+    folders = sorted(p.relative_to(site).as_posix() for p in site.rglob("*") if p.is_dir())
+    assert folders == ["entries", "entries/a"]
+
+
 def test_entry_pages_list_every_artifact_link_with_its_source_and_a_code_badge(
     mini_project, tmp_path
 ):

@@ -14,6 +14,7 @@ writes only files whose content changed and removes files that are no longer gen
 
 from __future__ import annotations
 
+import errno
 import logging
 import os
 import shutil
@@ -320,13 +321,64 @@ def run_mkdocs(paths: SitePaths, strict: bool = True, site_url: str | None = Non
             config = mkdocs_config(paths, strict, site_url)
             config.plugins.on_startup(command="build", dirty=False)
             try:
-                build(config)
+                with _folders_kept(paths.staging) as kept:
+                    build(config)
+                _remove_empty(kept)
             finally:
                 config.plugins.on_shutdown()
         except (Abort, ConfigurationError) as exc:
             details = "".join(f"\n  {w}" for w in warnings)
             raise SiteError(f"mkdocs: {exc}{details}") from exc
     return list(warnings)
+
+
+@contextmanager
+def _folders_kept(staging: Path) -> Iterator[list[str]]:
+    """While mkdocs builds: its emptying of the built site removes every file, as it always did,
+    but keeps each folder the new site has as well (a folder of the docs folder, or the folder of
+    one of its pages), so that mkdocs does not remove and make again a folder per page (at
+    thousands of pages that cost more than the files in them). Yields the folders kept, for
+    _remove_empty to take away those the build left empty: the site is then what a clean build
+    writes."""
+    import mkdocs.utils
+
+    kept: list[str] = []
+    clean = mkdocs.utils.clean_directory
+    mkdocs.utils.clean_directory = lambda folder: _empty_keeping_folders(folder, staging, kept)
+    try:
+        yield kept
+    finally:
+        mkdocs.utils.clean_directory = clean
+
+
+def _empty_keeping_folders(folder: str, staging: Path, kept: list[str], below: str = "") -> None:
+    """mkdocs' clean_directory (every file and folder but the top level's hidden ones removed),
+    except the folders the staged docs make again; kept lists them, each after its parent."""
+    if not os.path.isdir(folder):
+        return
+    with os.scandir(folder) as found:
+        items = list(found)
+    for item in items:
+        if not below and item.name.startswith("."):
+            continue  # as mkdocs: it never writes hidden files, so it leaves them
+        rel = f"{below}/{item.name}" if below else item.name
+        if not item.is_dir(follow_symlinks=False):
+            os.unlink(item.path)
+        elif os.path.isdir(staging / rel) or os.path.isfile(staging / f"{rel}.md"):
+            kept.append(item.path)
+            _empty_keeping_folders(item.path, staging, kept, rel)
+        else:
+            shutil.rmtree(item.path, ignore_errors=True)
+
+
+def _remove_empty(folders: list[str]) -> None:
+    """Remove those of the folders that hold nothing, children before their parents."""
+    for folder in reversed(folders):
+        try:
+            os.rmdir(folder)
+        except OSError as exc:
+            if exc.errno not in (errno.ENOTEMPTY, errno.EEXIST):
+                raise
 
 
 def build_site(
