@@ -39,7 +39,7 @@ from masrl.cli import main
 from masrl.exports.bibtex import export_bibtex
 from masrl.exports.json import export_json
 from masrl.model.project import Project
-from masrl.render.site import SiteError, build_site
+from masrl.render.site import SiteError, build_site, builder
 from masrl.render.site.builder import generate_docs, sync_tree
 from masrl.render.site.escape import external_link, front_matter_title, html_text, md_text, safe_url
 from masrl.render.site.templates import COMPILED_TEMPLATES
@@ -1124,8 +1124,10 @@ def test_the_built_site_is_emptied_as_mkdocs_does_but_keeps_the_folders_it_makes
 
 
 def test_entry_pages_list_every_artifact_link_with_its_source_and_a_code_badge(
-    mini_project, tmp_path
+    mini_project, tmp_path, monkeypatch
 ):
+    # Only the pages are read: the figures of this corpus, drawn for no other test, are not.
+    monkeypatch.setattr(builder, "figure_files", lambda ctx: {})
     abstract = "https://arxiv.org/abs/2505.13516"
     links = {
         "code": [
