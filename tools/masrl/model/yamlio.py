@@ -380,6 +380,114 @@ def _depth(data: Any) -> int:
     return deepest
 
 
+# Texts this long (a screening round's tags or decisions) are built from the parser's events
+# (_plain_data); shorter ones, every record among them, from the C composer's nodes, which is
+# quicker for a small document and holds little.
+STREAM_FROM = 1 << 16
+
+
+class _NotPlain(Exception):
+    """The document holds something _plain_data leaves to the node reader (see there)."""
+
+
+_PLAIN_TAGS = frozenset(f"tag:yaml.org,2002:{name}" for name in ("int", "float", "bool", "null"))
+_NO_KEY = object()  # in _plain_data: the open mapping waits for a key, not for a value
+
+
+def _plain_data(loader: _StrictLoader) -> Any:
+    """The document's data built straight from the parser's events, one at a time: the C composer
+    would first hold a node (two position marks each) for every value of the file at once,
+    several times the memory of the data. Only plain documents are built here: untagged text,
+    numbers, booleans, nulls, mappings and lists, and text keys each given once. Anything else (an
+    anchor, an alias, a tag, a merge key, a key that is a collection or repeated, several
+    documents, an error) raises _NotPlain or the parser's error, and _parse reads the text again
+    with the node reader, which gives the same data, or the same error, as ever."""
+    get_event, resolve, constructors = loader.get_event, loader.resolve, loader.yaml_constructors
+    get_event()  # the stream's start
+    event = get_event()
+    if type(event) is not yaml.DocumentStartEvent:
+        return None  # an empty stream
+    root: Any = None
+    stack: list = []  # the open mappings and lists, innermost last
+    keys: list = []  # per open collection: the key waiting for its value (and its line)
+    while True:
+        event = get_event()
+        kind = type(event)
+        if kind is yaml.ScalarEvent:
+            if event.anchor is not None or event.tag is not None:
+                raise _NotPlain
+            value = event.value
+            tag = resolve(_Scalar, value, event.implicit)
+            if tag == _STR:
+                if len(value) <= _SHORT_TEXT:
+                    value = sys.intern(value)
+            elif tag in _PLAIN_TAGS:
+                node = _Scalar(tag, value, event.start_mark, event.end_mark, event.style)
+                value = constructors[tag](loader, node)
+            else:
+                raise _NotPlain
+            opened = None
+        elif kind is yaml.MappingStartEvent or kind is yaml.SequenceStartEvent:
+            if event.anchor is not None or event.tag is not None:
+                raise _NotPlain
+            if kind is yaml.MappingStartEvent:
+                value = LineDict()
+                value.key_lines = {}
+            else:
+                value = LineList()
+                value.item_lines = []
+            value.line = event.start_mark.line + 1
+            opened = value
+        elif kind is yaml.MappingEndEvent or kind is yaml.SequenceEndEvent:
+            stack.pop()
+            keys.pop()
+            continue
+        elif kind is yaml.DocumentEndEvent:
+            if type(get_event()) is not yaml.StreamEndEvent:
+                raise _NotPlain  # another document: the node reader refuses it
+            return root
+        else:
+            raise _NotPlain  # an alias
+        line = event.start_mark.line + 1
+        if not stack:
+            root = value
+        else:
+            parent = stack[-1]
+            if type(parent) is LineList:
+                parent.append(value)
+                parent.item_lines.append(line)
+            elif keys[-1] is _NO_KEY:
+                if opened is not None:
+                    raise _NotPlain  # a key that is a mapping or a list
+                key = value if type(value) is str else str(value)
+                if key in parent:
+                    raise _NotPlain  # a repeated key: the node reader names both lines
+                keys[-1] = (key, line)
+            else:
+                key, key_line = keys[-1]
+                parent[key] = value
+                parent.key_lines[key] = key_line
+                keys[-1] = _NO_KEY
+        if opened is not None:
+            stack.append(opened)
+            keys.append(_NO_KEY)
+
+
+_UNREAD = object()
+
+
+def _streamed(text: str) -> Any:
+    """The text's data by _plain_data, or _UNREAD when it is no plain document."""
+    try:
+        loader = _StrictLoader(text)
+        try:
+            return _plain_data(loader)
+        finally:
+            loader.dispose()
+    except Exception:  # the node reader reads it, and reports any error as it always has
+        return _UNREAD
+
+
 def _parse(text: str) -> Any:
     _check_characters(text)
     # Most files are shallow by a cheap bound. For the rest (long flow lists push the bound up),
@@ -388,12 +496,14 @@ def _parse(text: str) -> Any:
     # when the parser gave up (libyaml refuses very deep nesting, Python's stack runs out).
     shallow = _nesting_bound(text) <= MAX_DEPTH
     try:
-        loader = _StrictLoader(text)
-        loader.aliases_possible = "*" in text  # an alias is written '*name'
-        try:
-            data = loader.get_single_data()
-        finally:
-            loader.dispose()
+        data = _streamed(text) if len(text) >= STREAM_FROM else _UNREAD
+        if data is _UNREAD:
+            loader = _StrictLoader(text)
+            loader.aliases_possible = "*" in text  # an alias is written '*name'
+            try:
+                data = loader.get_single_data()
+            finally:
+                loader.dispose()
         if not shallow and _depth(data) > MAX_DEPTH:
             check_depth(text)
         return data
