@@ -1084,6 +1084,28 @@ def test_sync_tree_writes_only_changes_and_removes_stale_files(tmp_path):
     assert not (target / "b").exists()
 
 
+def test_sync_tree_replaces_changed_files_creates_new_folders_and_refuses_a_folder(tmp_path):
+    from masrl.errors import UnsafeWriteError
+
+    def held(folder):
+        return {
+            p.relative_to(folder).as_posix(): p.read_bytes()
+            for p in folder.rglob("*")
+            if p.is_file() and p.name != ".masrl-site-src"
+        }
+
+    target = tmp_path / "docs"
+    first = {"a.md": b"1", "b/c.md": b"2", "b/d/e.json": b"3"}
+    sync_tree(first, target)
+    (target / "a.md").chmod(0o640)
+    second = {"a.md": b"10", "b/c.md": b"2", "f/g/h.md": b"4"}
+    assert sync_tree(second, target) == ["a.md", "f/g/h.md", "b/d/e.json"]
+    assert held(target) == second and not (target / "b" / "d").exists()
+    assert (target / "a.md").stat().st_mode & 0o777 == 0o640
+    with pytest.raises(UnsafeWriteError, match="folder"):
+        sync_tree({"f/g": b"5"}, target)
+
+
 def test_the_built_site_is_emptied_as_mkdocs_does_but_keeps_the_folders_it_makes_again(tmp_path):
     from masrl.render.site.builder import _empty_keeping_folders, _remove_empty
 

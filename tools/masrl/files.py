@@ -151,6 +151,91 @@ def write_if_changed(path: Path, content: bytes, root: Path | None = None) -> bo
     return True
 
 
+def sync_folder(
+    root: Path, contents: dict[str, bytes], keep: frozenset[str] = frozenset()
+) -> list[str]:
+    """Make ``root``, a folder masrl makes again from its inputs (the site's generated docs),
+    hold exactly ``contents`` ({"/"-separated path inside root: bytes}) and the paths in ``keep``;
+    return the paths written, then those removed.
+
+    One walk reads what the folder holds, never following a link. A file already holding the
+    bytes is left alone; another is replaced atomically; a new one is created in place (O_EXCL,
+    no link followed), as write_many does. Nothing is flushed to disk: a file a crash cuts short
+    differs from its content and is written again by the next run. A symlink, or anything else
+    that is not a regular file or folder, is removed, never followed; a folder standing where a
+    file goes takes write_if_changed's way, which refuses it; folders left empty are removed."""
+    real_root = os.path.realpath(root)
+    files: dict[str, tuple[str, int]] = {}  # regular files: path -> (real path, size)
+    folders: dict[str, str] = {"": real_root}
+    others: dict[str, str] = {}  # links and anything else: removed
+    pending = [("", real_root)]
+    while pending:
+        below, folder = pending.pop()
+        with os.scandir(folder) as found:
+            for item in found:
+                rel = f"{below}/{item.name}" if below else item.name
+                if item.is_dir(follow_symlinks=False):
+                    folders[rel] = item.path
+                    pending.append((rel, item.path))
+                elif item.is_file(follow_symlinks=False):
+                    files[rel] = (item.path, item.stat(follow_symlinks=False).st_size)
+                else:
+                    others[rel] = item.path
+    removed = [rel for rel in others if rel not in keep]
+    for rel in removed:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(others[rel])
+    actions = []  # (path, its real path, content, how), in the order given
+    for rel, content in contents.items():
+        if rel in files:
+            path, size = files[rel]
+            if size != len(content) or _read_unfollowed(path, size) != content:
+                actions.append((rel, path, content, "replace"))
+        elif rel in folders:
+            actions.append((rel, folders[rel], content, "refuse"))
+        else:
+            actions.append((rel, os.path.join(real_root, rel), content, "create"))
+    _before_change([path for _, path, _, how in actions if how != "refuse"])
+    written = []
+    for rel, path, content, how in actions:
+        if how == "create":
+            parent = rel.rpartition("/")[0]
+            if parent not in folders:
+                _make_folder(Path(real_root, parent))
+                while parent not in folders:
+                    folders[parent] = os.path.join(real_root, parent)
+                    parent = parent.rpartition("/")[0]
+            _create_new(path, content)
+        elif how == "replace":
+            replace_atomically(path, content, stat.S_IMODE(os.lstat(path).st_mode), durable=False)
+        elif not write_if_changed(Path(real_root, rel), content, root=Path(real_root)):
+            continue  # (it raises: a folder is never replaced)
+        written.append(rel)
+    stale = [rel for rel in files if rel not in contents and rel not in keep]
+    for rel in stale:
+        os.unlink(files[rel][0])
+    for rel in sorted(folders, reverse=True):
+        if rel and rel not in keep and _is_empty(folders[rel]):
+            os.rmdir(folders[rel])
+    # removed paths listed folder by folder, the last folder first, names in order
+    by_name = sorted([*removed, *stale], key=lambda rel: rel.rpartition("/")[2])
+    return written + sorted(by_name, key=lambda rel: rel.rpartition("/")[0], reverse=True)
+
+
+def _is_empty(folder: str) -> bool:
+    with os.scandir(folder) as found:
+        return next(found, None) is None
+
+
+def _read_unfollowed(path: str, size: int) -> bytes:
+    """A regular file's bytes (size and one more, to see it grew), not through a link."""
+    descriptor = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
+    try:
+        return os.read(descriptor, size + 1)
+    finally:
+        os.close(descriptor)
+
+
 def read_regular_bytes(path: Path, root: Path | None = None, limit: int = MAX_READ_BYTES) -> bytes:
     """Bytes of a regular file inside ``root`` (when given), at most ``limit`` of them.
 

@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from masrl.check.validate import load_corpus
-from masrl.files import write_if_changed
+from masrl.files import sync_folder, write_if_changed
 from masrl.model.project import Corpus, Project
 from masrl.render.site.browse import browse_pages
 from masrl.render.site.citation import ProjectAddresses, checked_site_url, project_addresses
@@ -241,24 +241,7 @@ def sync_tree(files: dict[str, bytes], target: Path) -> list[str]:
     """Make ``target`` hold exactly ``files``; return the paths written or removed."""
     _check_disposable(target, STAGING_MARKER, "generated docs folder")
     _mark(target, STAGING_MARKER)
-    changed = []
-    for rel, content in files.items():
-        if write_if_changed(target / rel, content, root=target):
-            changed.append(rel)
-    keep = set(files) | {STAGING_MARKER}
-    # Walk without following symlinks: a link planted in the folder is removed, never entered.
-    for folder, subfolders, names in sorted(os.walk(target), reverse=True):
-        for name in sorted(names) + [
-            d for d in subfolders if os.path.islink(os.path.join(folder, d))
-        ]:
-            path = Path(folder) / name
-            rel = path.relative_to(target).as_posix()
-            if rel not in keep:
-                path.unlink()
-                changed.append(rel)
-        if Path(folder) != target and not any(Path(folder).iterdir()):
-            Path(folder).rmdir()
-    return changed
+    return sync_folder(target, files, keep=frozenset({STAGING_MARKER}))
 
 
 def stage(project: Project, paths: SitePaths, corpus: Corpus | None = None) -> list[str]:
