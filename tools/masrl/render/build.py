@@ -8,7 +8,7 @@ unified diff, so CI can prove that what is committed is fresh.
 from __future__ import annotations
 
 import difflib
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
 from masrl.check.validate import load_corpus
@@ -53,13 +53,18 @@ GENERATOR_HOOKS: list[tuple[str, str]] = [
 
 
 def generate_all(corpus: Corpus) -> Generated:
-    files: Generated = {}
+    return dict(sorted(_generated(corpus)))
+
+
+def _generated(corpus: Corpus) -> Iterator[tuple[str, bytes]]:
+    """Each generated file, generator by generator (each generator's files are made at once)."""
+    paths: set[str] = set()
     for generator in _generators():
         for path, content in generator(corpus).items():
-            if path in files:
+            if path in paths:
                 raise RuntimeError(f"two generators write {path}")
-            files[path] = content
-    return dict(sorted(files.items()))
+            paths.add(path)
+            yield path, content
 
 
 @dataclass(frozen=True)
@@ -82,7 +87,10 @@ def check(project: Project) -> list[StaleFile]:
     """Every committed generated file that differs from a fresh build, with its diff."""
     corpus = load_corpus(project)
     stale = []
-    for rel, content in generate_all(corpus).items():
+    # Each file is compared as its generator makes it, and let go: holding every generated file
+    # and its committed copy at once would raise the peak by both (the README list and STATS.md
+    # grow with the corpus).
+    for rel, content in _generated(corpus):
         target = project.root / rel
         current = (
             read_regular_bytes(target, root=project.root)
@@ -91,7 +99,8 @@ def check(project: Project) -> list[StaleFile]:
         )
         if current != content:
             stale.append(StaleFile(rel, _diff(rel, current, content)))
-    return stale + damaged_releases(project)
+        del current, content
+    return sorted(stale, key=lambda found: found.path) + damaged_releases(project)
 
 
 def damaged_releases(project: Project) -> list[StaleFile]:
