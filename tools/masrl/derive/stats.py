@@ -215,9 +215,16 @@ def headline_counts(corpus: Corpus) -> Counts:
 
 
 def axis_counts(corpus: Corpus, field_name: str) -> Counts:
-    """Entries per value of one field (see the module docstring for the conventions)."""
-    keys = entries_with_value(corpus, field_name)
-    counts = {value: len(members) for value, members in keys.items()}
+    """Entries per value of one field (see the module docstring for the conventions): the counts
+    of entries_with_value, in its order, without listing and sorting the keys."""
+    field = countable_fields(corpus.taxonomy)[field_name]
+    counts: dict[str, int] = {value: 0 for value in field_values(corpus, field_name)}
+    if field.nullable:
+        counts[NOT_APPLICABLE] = 0
+    taxonomy, not_applicable = corpus.taxonomy, (NOT_APPLICABLE,)
+    for entry in corpus.entries:
+        for value in entry_values(entry, field_name, taxonomy) or not_applicable:
+            counts[value] = counts.get(value, 0) + 1
     return Counts.of(
         field_name, counts, {value: value_label(corpus, field_name, value) for value in counts}
     )
