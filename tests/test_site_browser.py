@@ -929,14 +929,16 @@ SERVED_TABLE_APP = """async () => {
     return new DOMParser().parseFromString(served, "text/html")
         .getElementById("masrl-table-app").outerHTML;
 }"""
-TABLE_AGAIN = """([target, app]) => new Promise(shown => {
+TABLE_AGAIN = """([target, app]) => new Promise((shown, failed) => {
     history.replaceState(history.state, "", target);
     const fresh = document.createElement("template");
     fresh.innerHTML = app;
     document.getElementById("masrl-table-app").replaceWith(fresh.content);
     document$.next(document);
+    const deadline = performance.now() + 10000;  // as long as Watched waits for a page
     const ready = () => {
         const started = document.querySelector("#masrl-table-app[data-ready=true]");
+        if (!started && performance.now() > deadline) return failed(new Error("the table did not start"));
         if (!started) return requestAnimationFrame(ready);
         shown([location.href, new Set(Array.from(
             started.querySelectorAll("#masrl-table-body tr[data-key]"), row => row.dataset.key)).size]);
