@@ -366,7 +366,14 @@ def pytest_sessionfinish(session, exitstatus):
 
 
 def pytest_collection_modifyitems(config, items):
-    """The tests marked slow first, each kind in its order: xdist hands out the groups (largest
-    first) and then the tests in this order, so the longest single tests start early and the
-    workers finish together instead of one running a long test alone at the end."""
-    items[:] = sorted(items, key=lambda item: item.get_closest_marker("slow") is None)
+    """The tests marked slow and in no xdist group first, each kind in its order: xdist hands out
+    the groups (largest first) and then the tests in this order, so the longest single tests
+    start early and the workers finish together instead of one running a long test alone at the
+    end. A group's tests keep their order: the group runs on one worker as one piece anyway."""
+
+    def later(item) -> bool:
+        return item.get_closest_marker("slow") is None or bool(
+            item.get_closest_marker("xdist_group")
+        )
+
+    items[:] = sorted(items, key=later)
