@@ -7,15 +7,11 @@ import pytest
 import yaml
 from conftest import REPO_ROOT
 from masrl.render.site.errors import SiteError
-from masrl.render.site.escape import md_text
 from masrl.render.site.raw_html import (
-    TEXT_TOKEN,
     TOKEN,
     anchor_ids,
     escaped_anchor_ids,
-    restore_plain_text,
     restore_raw_blocks,
-    split_plain_text,
     split_raw_blocks,
 )
 
@@ -122,43 +118,3 @@ def test_a_page_holding_the_placeholder_word_is_left_to_markdown():
 def test_a_placeholder_markdown_did_not_keep_stops_the_build():
     with pytest.raises(SiteError, match="page.md: a raw HTML block was not restored"):
         restore_raw_blocks(f"<p>text {TOKEN}0</p>", ["<div>x</div>"], "page.md")
-
-
-# Corpus text as entry pages write it: every ASCII punctuation character a character reference.
-NOTE = md_text("Excluded at first (no_trace); re-read: *it* fits [see R560] & <b>so</b> on. 100%")
-
-
-def _plain_both_ways(source: str) -> tuple[str, str, list[str]]:
-    whole = _converter().convert(source)
-    aside, blocks = split_raw_blocks(source)
-    aside, texts = split_plain_text(aside)
-    converted = restore_plain_text(_converter().convert(aside), texts)
-    return whole, restore_raw_blocks(converted, blocks), texts
-
-
-@pytest.mark.parametrize(
-    "source, set_aside",
-    [
-        (f"# Title\n\n{NOTE}\n", [NOTE]),
-        (f'!!! abstract "Our summary"\n\n    {NOTE}\n\n## Notes\n\n{NOTE}', [NOTE, NOTE]),
-        (f"!!! note\n\n    {NOTE}\n\n    {NOTE}\n", [NOTE]),  # a second paragraph: left
-        (f"Plain words only\n\n<p>a block</p>\n\n{NOTE}\n", ["Plain words only", NOTE]),
-        # indented code, a fence, raw HTML holding blank lines, a list's paragraph: left alone
-        (f"Text\n\n    {NOTE}\n", ["Text"]),
-        (f"```\n\n{NOTE}\n\n```\n", []),
-        (f"<div>\n\n{NOTE}\n\n</div>\n", [NOTE]),
-        (f"- item\n\n    {NOTE}\n", []),
-        # punctuation, white space at an end, two lines: left to Markdown
-        (f"{NOTE}.\n\n {NOTE}\n\n{NOTE}\n{NOTE}\n", []),
-        ("1 2 3 \u00d7 caf\u00e9\n\n\u00a0leading no-break space\n", ["1 2 3 \u00d7 caf\u00e9"]),
-    ],
-)
-def test_plain_text_set_aside_comes_back_as_markdown_writes_it(source, set_aside):
-    whole, restored, texts = _plain_both_ways(source)
-    assert restored == whole
-    assert texts == set_aside
-
-
-def test_a_page_holding_the_plain_text_placeholder_is_left_to_markdown():
-    source = f"{TEXT_TOKEN}0\n\nwords\n"
-    assert split_plain_text(source) == (source, [])

@@ -34,6 +34,12 @@ from pymdownx.highlight import BlockHtmlFormatter
 HTML_BODY = "markdown: false"
 HTML_BODY_KEY = "markdown"
 
+
+def is_html_body(page) -> bool:
+    """Whether a mkdocs page's front matter says its body is HTML already (``HTML_BODY``)."""
+    return (page.meta or {}).get(HTML_BODY_KEY) is False
+
+
 # mkdocs.yml's toc settings (permalink: true; the class and title are toc's defaults).
 PERMALINK = '<a class="headerlink" href="#{id}" title="Permanent link">&para;</a>'
 SEPARATOR = "-"

@@ -17,7 +17,7 @@ from markdown.extensions.toc import nest_toc_tokens
 from mkdocs.structure.pages import Page
 from mkdocs.structure.toc import get_toc
 
-from masrl.render.site.html_body import HTML_BODY_KEY, PERMALINK
+from masrl.render.site.html_body import PERMALINK, is_html_body
 from masrl.render.site.raw_html import escaped_anchor_ids
 
 _HEADING = re.compile(
@@ -27,10 +27,6 @@ _HEADING = re.compile(
 )
 _SELF_LINK = re.compile(r'<a(?: class="[^"]*")? href="#([^"]*)"')
 _MKDOCS_LOG = logging.getLogger("mkdocs.structure.pages")
-
-
-def is_html_body(page) -> bool:
-    return (page.meta or {}).get(HTML_BODY_KEY) is False
 
 
 class HtmlBodyPage(Page):

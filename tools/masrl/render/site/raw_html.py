@@ -1,4 +1,4 @@
-"""Raw HTML blocks and plain text of a page kept out of Markdown's way.
+"""Raw HTML blocks of a page kept out of Markdown's way.
 
 Most of the site's generated pages are raw HTML blocks between a few Markdown headings: lists of
 entries, tables, chips. Markdown passes such a block through unchanged, but only after parsing it
@@ -11,11 +11,6 @@ are added to the page's anchors, so mkdocs still checks links to them.
 A block qualifies when it stands between blank lines at the left margin, outside a code fence,
 opens with a tag Markdown treats as a block (of those below) and closes that same element on its
 last line and not before. Anything else is left to Markdown.
-
-Paragraphs of corpus text are written with every ASCII punctuation character as a character
-reference (``escape.md_text``): nothing for Markdown to do, but its inline patterns scan them once
-per pattern and per reference. Such a paragraph is swapped for a placeholder word, which Markdown
-writes out as it stands, and the text takes its place again (``split_plain_text``).
 """
 
 from __future__ import annotations
@@ -24,7 +19,7 @@ import html
 import re
 
 from masrl.render.site.errors import SiteError
-from masrl.render.site.html_body import HTML_BODY_KEY
+from masrl.render.site.html_body import is_html_body
 from masrl.render.site.page_memory import release_markdown
 
 # Block-level elements Markdown passes through verbatim (no pre, script, style or textarea,
@@ -33,12 +28,6 @@ PASSED = frozenset(
     ("div", "p", "dl", "ul", "ol", "table", "figure", "section", "nav", "details", "aside")
 )
 TOKEN = "MASRLRAWBLOCK"
-TEXT_TOKEN = "MASRLPLAINTEXT"
-_TEXT_PLACEHOLDER = re.compile(rf"{TEXT_TOKEN}([0-9]+)")
-# One line of text without ASCII punctuation but in numeric character references.
-_PLAIN = re.compile(r"(?:[^\x00-\x1f\x21-\x2f\x3a-\x40\x5b-\x60\x7b-\x7f]|&#[0-9]+;)+")
-# The first line of an admonition at the left margin, alone in its chunk.
-_ADMONITION = re.compile(r'!!! [a-z]+(?: "[^"\n]*")?\n*')
 _OPENING = re.compile(r"<([a-z]+)[\s>]")
 _FENCE = re.compile(r"^(`{3,}|~{3,})")
 _TAG = re.compile(r"""<([a-zA-Z][\w:-]*)((?:[^>"']|"[^"]*"|'[^']*')*)>""")
@@ -97,40 +86,6 @@ def split_raw_blocks(markdown: str) -> tuple[str, list[str]]:
     return "".join(out), blocks
 
 
-def split_plain_text(markdown: str) -> tuple[str, list[str]]:
-    """The Markdown with each paragraph of plain text replaced by a placeholder word, and the
-    texts in order (none when the page already holds the placeholder's word).
-
-    A paragraph qualifies when it is one line at the left margin, or the indented line right
-    under an admonition's first line (``!!! kind "title"``), outside a code fence, holding no
-    ASCII punctuation but in numeric character references (the escaping of ``escape.md_text``)
-    and starting and ending with a character that is not white space: Markdown has nothing to
-    do in it and writes it out as it stands, as it writes the placeholder."""
-    if TEXT_TOKEN in markdown:
-        return markdown, []
-    texts: list[str] = []
-    out: list[str] = []
-    previous = ""
-    for chunk, fenced in _chunks(markdown):
-        if chunk.startswith("\n") and not chunk.strip():
-            out.append(chunk)
-            continue
-        line = chunk.rstrip("\n")
-        indent = "    " if line.startswith("    ") and _ADMONITION.fullmatch(previous) else ""
-        text = line[len(indent) :]
-        if (
-            not fenced
-            and _PLAIN.fullmatch(text)
-            and not (text[0].isspace() or text[-1].isspace() or text.startswith(TOKEN))
-        ):
-            out.append(f"{indent}{TEXT_TOKEN}{len(texts)}{chunk[len(line) :]}")
-            texts.append(text)
-        else:
-            out.append(chunk)
-        previous = "" if fenced else chunk
-    return "".join(out), texts
-
-
 def anchor_ids(blocks: list[str]) -> set[str]:
     """The ids (and names of <a>) the blocks define, as mkdocs collects them from raw HTML."""
     ids: set[str] = set()
@@ -175,33 +130,20 @@ def restore_raw_blocks(content: str, blocks: list[str], where: str = "a page") -
     return content
 
 
-def restore_plain_text(content: str, texts: list[str], where: str = "a page") -> str:
-    if not texts:
-        return content
-    content = _TEXT_PLACEHOLDER.sub(lambda m: texts[int(m.group(1))], content)
-    if TEXT_TOKEN in content:  # not reachable: every placeholder was written out as it stands
-        raise SiteError(f"{where}: a paragraph was not restored; report this as a masrl bug")
-    return content
-
-
 def on_page_markdown(markdown: str, page, config, files) -> str:
-    """mkdocs' page-markdown event: the page's raw HTML blocks and plain text set aside (none
-    in a page whose body is HTML already, which skips Markdown: html_pages.py)."""
-    if (page.meta or {}).get(HTML_BODY_KEY) is False:
-        page.masrl_raw_blocks, page.masrl_plain_text = [], []
+    """mkdocs' page-markdown event: the page's raw HTML blocks set aside (none in a page whose
+    body is HTML already, which skips Markdown: html_pages.py)."""
+    if is_html_body(page):
+        page.masrl_raw_blocks = []
         return markdown
     markdown, page.masrl_raw_blocks = split_raw_blocks(markdown)
-    markdown, page.masrl_plain_text = split_plain_text(markdown)
     return markdown
 
 
 def on_page_content(content: str, page, config, files) -> str:
-    """mkdocs' page-content event: the text and blocks back in place, the blocks' ids among the
-    page's anchors; the page's Markdown let go (page_memory.py)."""
+    """mkdocs' page-content event: the blocks back in place, their ids among the page's anchors;
+    the page's Markdown let go (page_memory.py)."""
     release_markdown(page)
-    texts = getattr(page, "masrl_plain_text", [])
-    page.masrl_plain_text = []
-    content = restore_plain_text(content, texts, page.file.src_uri)
     blocks = getattr(page, "masrl_raw_blocks", [])
     page.masrl_raw_blocks = []
     if blocks:
