@@ -166,20 +166,12 @@ def generate_docs(
     ctx = SiteContext(corpus, repository=addresses.repository, site_url=addresses.site_url)
     # The data files first: their writing needs the most memory for a while, best spent before
     # the pages are held. Each page's text is let go once encoded, so the site's Markdown is
-    # never held twice, and it is encoded with its chips' descriptions, so it is not copied
-    # again to add them. A data file replaces a page of the same path, as it always has.
+    # never held twice. A data file replaces a page of the same path, as it always has.
     data_files = generated_files(ctx)
     generated: dict[str, bytes] = {}
-    with_tips: dict[str, tuple[bytes, bytes]] = {}  # path -> (its content, the tips it ends with)
     for pages in generated_pages(ctx):
         for path in list(pages):
-            text = pages.pop(path)
-            if ctx.has_tips(path):
-                text, tips = _with_tips(text.encode("utf-8"), ctx, path)
-                with_tips[path] = (text, tips)
-                generated[path] = text
-            else:
-                generated[path] = text.encode("utf-8")
+            generated[path] = pages.pop(path).encode("utf-8")
     generated.update(data_files)
     del data_files
     ctx.generated_paths = frozenset(
@@ -193,23 +185,10 @@ def generate_docs(
     for path in (
         p for p in ctx.pages_with_tips() if p in files
     ):  # the chips' descriptions, once per page
-        content, tips = with_tips.get(path, (None, b""))
-        if content is files[path]:
-            if tips == _tips_suffix(ctx, path):
-                continue  # its descriptions were all known when it was encoded
-            files[path] = content[: len(content) - len(tips)]
-        files[path] = _with_tips(files[path], ctx, path)[0]
+        files[path] = (
+            files[path].rstrip(b"\n") + b"\n\n" + ctx.tips_html(path).encode("utf-8") + b"\n"
+        )
     return dict(sorted(files.items()))
-
-
-def _tips_suffix(ctx: SiteContext, path: str) -> bytes:
-    return b"\n\n" + ctx.tips_html(path).encode("utf-8") + b"\n"
-
-
-def _with_tips(content: bytes, ctx: SiteContext, path: str) -> tuple[bytes, bytes]:
-    """(the page followed by the descriptions of its chips, those descriptions as appended)."""
-    tips = _tips_suffix(ctx, path)
-    return content.rstrip(b"\n") + tips, tips
 
 
 # ---------------------------------------------------------------------------------------------

@@ -262,9 +262,6 @@ class SiteContext:
     def pages_with_tips(self) -> list[str]:
         return sorted(self._tips)
 
-    def has_tips(self, page: str) -> bool:
-        return page in self._tips
-
     def tips_html(self, page: str) -> str:
         """The descriptions the chips of a page point to, once each, hidden from sight (a
         description may live in hidden content); empty for a page without chips."""
