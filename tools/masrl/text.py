@@ -57,17 +57,19 @@ def forbidden_characters(data: Any, path: tuple = ()) -> Iterator[tuple[tuple, s
     # this over every field of every record); the message is made only for a text that fails.
     for key, value in items:
         if isinstance(value, str):
-            first = path[0] if path else key  # the field, which decides about line breaks
-            pattern = _FORBIDDEN if first in MULTILINE_FIELDS else _FORBIDDEN_WITH_NEWLINE
-            if pattern.search(value):
+            if _pattern_for(path[0] if path else key).search(value):
                 yield from _forbidden_in_text(value, (*path, key))
         elif isinstance(value, dict | list):
             yield from forbidden_characters(value, (*path, key))
 
 
+def _pattern_for(field) -> re.Pattern:
+    """What a text of the field may not hold: line breaks are allowed in MULTILINE_FIELDS only."""
+    return _FORBIDDEN if field in MULTILINE_FIELDS else _FORBIDDEN_WITH_NEWLINE
+
+
 def _forbidden_in_text(text: str, path: tuple) -> Iterator[tuple[tuple, str]]:
-    pattern = _FORBIDDEN if path and path[0] in MULTILINE_FIELDS else _FORBIDDEN_WITH_NEWLINE
-    found = pattern.search(text)
+    found = _pattern_for(path[0] if path else None).search(text)
     if found:
         where = ".".join(str(p) for p in path) or "value"
         yield (

@@ -110,8 +110,10 @@ DOI_URL = re.compile(r"doi\.org/(?P<doi>10\.\d{4,9}/\S+)$", re.I)
 # Export
 
 
-# json.dumps(value, ensure_ascii=False, sort_keys=True), its encoder made once, not per cell.
+# json.dumps(value, ensure_ascii=False, sort_keys=True), its encoder made once, not per cell,
+# and the function that encoder quotes strings with (ensure_ascii=False).
 _JSON_CELL = json.JSONEncoder(ensure_ascii=False, sort_keys=True)
+_json_string = json.encoder.encode_basestring
 
 
 def _json_cell(value) -> str:
@@ -123,11 +125,6 @@ def _json_cell(value) -> str:
     if type(plain) is list and all(type(item) is str for item in plain):
         return "[" + ", ".join(map(_json_string, plain)) + "]"
     return _JSON_CELL.encode(plain)
-
-
-_json_string = (
-    json.encoder.encode_basestring
-)  # what the encoder quotes strings with (ensure_ascii=False)
 
 
 def _joined(values) -> str:

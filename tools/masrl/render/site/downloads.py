@@ -28,14 +28,6 @@ def entry_bibtex(corpus: Corpus, entry: Entry) -> str:
     return export_bibtex([entry])
 
 
-class _Selection:
-    """The corpus seen through one entry, for the CLI's CSV writer (which takes a corpus)."""
-
-    def __init__(self, corpus: Corpus, entries: list[Entry]):
-        self.entries, self.exclusions, self.taxonomy = entries, [], corpus.taxonomy
-        self.project = corpus.project
-
-
 def entry_ris(entry: Entry) -> str:
     from masrl.exports.ris import export_ris
 
