@@ -23,7 +23,7 @@ of the same family).
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from itertools import product
 from types import MappingProxyType
@@ -120,20 +120,32 @@ def value_label(corpus: Corpus, field_name: str, value: str) -> str:
     return corpus.taxonomy[field.axis].label_of(value) if field.axis else value
 
 
-def entries_with_value(corpus: Corpus, field_name: str) -> dict[str, list[str]]:
-    """Entry keys behind each value of a field (and "not applicable"), sorted, in display order."""
-    field = countable_fields(corpus.taxonomy)[field_name]
-    keys: dict[str, list[str]] = {value: [] for value in field_values(corpus, field_name)}
-    if field.nullable:
-        keys[NOT_APPLICABLE] = []
+def _value_rows(corpus: Corpus, field_name: str) -> list[str]:
+    """The rows a field is counted in, in display order: its values, then "not applicable" when
+    the field may be empty."""
+    rows = field_values(corpus, field_name)
+    if countable_fields(corpus.taxonomy)[field_name].nullable:
+        rows.append(NOT_APPLICABLE)
+    return rows
+
+
+def _entry_values(corpus: Corpus, field_name: str) -> Iterator[tuple[str, str]]:
+    """(value, entry key) for each value of each entry ("not applicable" for an empty field)."""
     taxonomy, not_applicable = corpus.taxonomy, (NOT_APPLICABLE,)
     for entry in corpus.entries:
         key = entry.key
         for value in entry_values(entry, field_name, taxonomy) or not_applicable:
-            if value in keys:
-                keys[value].append(key)
-            else:
-                keys[value] = [key]
+            yield value, key
+
+
+def entries_with_value(corpus: Corpus, field_name: str) -> dict[str, list[str]]:
+    """Entry keys behind each value of a field (and "not applicable"), sorted, in display order."""
+    keys: dict[str, list[str]] = {value: [] for value in _value_rows(corpus, field_name)}
+    for value, key in _entry_values(corpus, field_name):
+        if value in keys:
+            keys[value].append(key)
+        else:
+            keys[value] = [key]
     return {value: sorted(members) for value, members in keys.items()}
 
 
@@ -217,14 +229,9 @@ def headline_counts(corpus: Corpus) -> Counts:
 def axis_counts(corpus: Corpus, field_name: str) -> Counts:
     """Entries per value of one field (see the module docstring for the conventions): the counts
     of entries_with_value, in its order, without listing and sorting the keys."""
-    field = countable_fields(corpus.taxonomy)[field_name]
-    counts: dict[str, int] = {value: 0 for value in field_values(corpus, field_name)}
-    if field.nullable:
-        counts[NOT_APPLICABLE] = 0
-    taxonomy, not_applicable = corpus.taxonomy, (NOT_APPLICABLE,)
-    for entry in corpus.entries:
-        for value in entry_values(entry, field_name, taxonomy) or not_applicable:
-            counts[value] = counts.get(value, 0) + 1
+    counts: dict[str, int] = dict.fromkeys(_value_rows(corpus, field_name), 0)
+    for value, _ in _entry_values(corpus, field_name):
+        counts[value] = counts.get(value, 0) + 1
     return Counts.of(
         field_name, counts, {value: value_label(corpus, field_name, value) for value in counts}
     )
