@@ -5,6 +5,7 @@ from __future__ import annotations
 import datetime as dt
 import json
 import sys
+import uuid
 from pathlib import Path
 
 import pytest
@@ -300,13 +301,19 @@ FAULTS = {
 @pytest.mark.parametrize("case", list(FAULTS))
 def test_each_fault_is_one_clear_error_and_changes_no_file(case, project, openalex):
     arrange, message = FAULTS[case]
-    openalex.fail(**arrange)
+    # Only this client's requests fail: a request from anywhere else that reaches this port
+    # (another worker's client, its server gone, its port reused) cannot take the failures.
+    sender = f"fault{uuid.uuid4().hex}"
+    openalex.fail(**arrange, sender=sender)
     before = tree(project)
     sleeps = Sleeps()
-    client = client_for(openalex, timeout=0.3 if "slow" in arrange else 5)
+    client = client_for(
+        openalex, timeout=0.3 if "slow" in arrange else 5, mailto=f"{sender}@example.org"
+    )
     client.sleep = sleeps
     with pytest.raises(OpenAlexError) as caught:
         run(project, client)
+        pytest.fail(f"no error; the fake OpenAlex was asked {openalex.asked}")
     assert message in str(caught.value) and "\n" not in str(caught.value)
     assert tree(project) == before
 
