@@ -34,6 +34,7 @@ from click.testing import CliRunner
 from conftest import REPO_ROOT, entry_data, examples, exclusion_data, write_entry, write_exclusion
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from lxml import etree
 from masrl.check.validate import load_corpus, validate_project
 from masrl.cli import main
 from masrl.exports.bibtex import export_bibtex
@@ -336,11 +337,58 @@ class _Elements(HTMLParser):
         (self.scripts if self._skip else self.text).append(data)
 
 
+class _PageElements:
+    """What _Elements reads from a whole page, read by libxml2's HTML parser, in C: the real
+    site's hundreds of pages are a lot of text for the pure-Python html.parser. The same start
+    tags, attributes and ids, and the same text pieces, one per run of text between two tags
+    (libxml2 hands a run over in several parts, at each character reference, so the parts are
+    joined here). The one difference: libxml2 passes over the whitespace around the doctype,
+    which html.parser gives as text."""
+
+    def __init__(self):
+        self.tags: list[tuple[str, dict]] = []
+        self.ids: set[str] = set()
+        self.text: list[str] = []
+        self.scripts: list[str] = []  # the content of script and style elements
+        self._into = self.text
+        self._run: list[str] = []
+
+    def _end_run(self):
+        if self._run:
+            self._into.append("".join(self._run))
+            self._run = []
+
+    def start(self, tag, attributes):  # a new dict per tag, valueless attributes given as ""
+        self._end_run()
+        self.tags.append((tag, attributes))
+        if "id" in attributes:
+            self.ids.add(attributes["id"])
+        if tag == "a" and "name" in attributes:
+            self.ids.add(attributes["name"])
+        if tag in ("script", "style"):
+            self._into = self.scripts
+
+    def end(self, tag):
+        self._end_run()
+        if tag in ("script", "style"):
+            self._into = self.text
+
+    def data(self, data):
+        self._run.append(data)
+
+    def comment(self, text):  # html.parser ends a run of text at a comment too
+        self._end_run()
+
+    def close(self):
+        self._end_run()
+        return self
+
+
 @functools.cache
-def parse(path: Path) -> _Elements:
-    parser = _Elements()
-    parser.feed(path.read_text(encoding="utf-8"))
-    return parser
+def parse(path: Path) -> _PageElements:
+    return etree.fromstring(
+        path.read_text(encoding="utf-8"), etree.HTMLParser(target=_PageElements())
+    )
 
 
 def html_pages(site: BuiltSite) -> list[Path]:
