@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import stat
+import threading
 
 import pytest
 from conftest import entry_data, write_entry
 from masrl import sealed
 from masrl.check.validate import load_corpus
+from masrl.render import cache as render_cache
 from masrl.render import figures as plots
 from masrl.render.cache import CACHE_ENV, KEY_ENV, RenderCache, cached_files
 
@@ -116,3 +119,55 @@ def test_stats_and_the_paper_list_are_kept_only_for_the_same_inputs(
     assert changed != stats
     assert changed == {"STATS.md": stats_page.stats_snapshot(corpus).encode("utf-8")}
     assert "retained: 84 (expected 85)" in changed["STATS.md"].decode("utf-8")
+
+
+@contextlib.contextmanager
+def another_process_waits_for(cache, call):
+    """Runs ``call`` in a thread while this thread holds ``cache``'s lock, as when another
+    process makes the same renders: the body, which stores the renders, starts once the thread
+    waits for the lock (or has finished without waiting). Yields the list that gets the thread's
+    result (or its exception)."""
+    waiting = threading.Event()
+    got = []
+    real_pause = render_cache._pause
+
+    def pause():
+        waiting.set()
+        real_pause()
+
+    def run():
+        try:
+            got.append(call())
+        except BaseException as exc:  # noqa: BLE001 (the caller's assertion shows it)
+            got.append(exc)
+        finally:
+            waiting.set()
+
+    worker = threading.Thread(target=run)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(render_cache, "_pause", pause)
+        with cache.making():
+            worker.start()
+            waiting.wait()
+            yield got
+        worker.join()
+
+
+def test_a_render_another_process_is_making_is_waited_for_and_read_back(cache_dirs):
+    cache = RenderCache.keyed("k", [b"in"])
+    produce = lambda: pytest.fail("made twice")  # noqa: E731
+    with another_process_waits_for(cache, lambda: cached_files("k", [b"in"], produce)) as got:
+        cache.put_all({"a": b"made once"})
+    assert got == [{"a": b"made once"}]
+
+
+def test_a_figure_another_process_is_drawing_is_waited_for_and_read_back(
+    mini_project, cache_dirs, monkeypatch
+):
+    corpus = load_corpus(mini_project)
+    monkeypatch.setattr(plots, "_style", lambda: pytest.fail("drawn twice"))
+    cache = plots.figure_cache(corpus)
+    draw = lambda: plots.render_figures(corpus, ["entries-per-year"], ("svg",))  # noqa: E731
+    with another_process_waits_for(cache, draw) as got:
+        cache.put("figures/entries-per-year.svg", b"<svg>drawn once</svg>")
+    assert got == [{"figures/entries-per-year.svg": b"<svg>drawn once</svg>"}]

@@ -17,10 +17,13 @@ cache is a miss and is drawn afresh. Without a usable key the cache is off.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import hashlib
 import json
-from collections.abc import Callable, Iterable
+import os
+import time
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -32,6 +35,10 @@ if TYPE_CHECKING:
     from masrl.model.project import Corpus
 
 INDEX = "index.json"
+LOCK = ".lock"  # beside the sealed files, whose names never start with a dot
+# How long a render waits for another process making the same renders before making them too: a
+# lock held longer (a stuck process, or a lock file someone else holds on purpose) only costs time.
+LOCK_WAIT = 600.0
 
 
 @functools.cache
@@ -80,6 +87,11 @@ def corpus_inputs(corpus: Corpus) -> list[bytes]:
     return inputs
 
 
+def _pause() -> None:
+    """Between two tries of a lock another process holds."""
+    time.sleep(0.05)
+
+
 class Hashed(bytes):
     """The SHA-256 of an input, given to RenderCache.keyed in place of an input too large to hold
     (the corpus's records: exports.json.corpus_digest)."""
@@ -104,6 +116,47 @@ class RenderCache(SealedFolder):
     def _file(self, name: str) -> Path:
         return self.path_for(name)
 
+    @contextlib.contextmanager
+    def making(self) -> Iterator[None]:
+        """Held while this key's renders are made: another process wanting the same renders (two
+        `masrl` commands at once, a site build beside `masrl build`) waits, then reads them back
+        instead of drawing them again. Callers look in the cache again once they hold it."""
+        descriptor = self._lock_file()
+        if descriptor is None:  # no cache, or one that cannot be written: only costs time
+            yield
+            return
+        import fcntl
+
+        try:
+            deadline = time.monotonic() + LOCK_WAIT
+            while True:
+                try:
+                    fcntl.flock(descriptor, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                    break
+                except BlockingIOError:
+                    if time.monotonic() >= deadline:
+                        break
+                    _pause()
+                except OSError:
+                    break
+            yield
+        finally:
+            os.close(descriptor)  # releases the lock
+
+    def _lock_file(self) -> int | None:
+        if self.directory is None:
+            return None
+        try:
+            self.directory.mkdir(parents=True, exist_ok=True)
+            # Never through a planted link; a planted FIFO opens without blocking.
+            return os.open(
+                self.directory / LOCK,
+                os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_NONBLOCK,
+                0o600,
+            )
+        except OSError:
+            return None
+
     def get_all(self) -> dict[str, bytes] | None:
         """Every file stored by put_all, or None unless all of them are there and intact."""
         index = self.get(INDEX)
@@ -125,11 +178,15 @@ class RenderCache(SealedFolder):
 def cached_files(
     kind: str, inputs: Iterable[bytes], produce: Callable[[], dict[str, bytes]]
 ) -> dict[str, bytes]:
-    """produce() once per distinct inputs; later calls read its files back."""
+    """produce() once per distinct inputs; later calls (in any process) read its files back."""
     cache = RenderCache.keyed(kind, inputs)
     stored = cache.get_all()
     if stored is not None:
         return stored
-    files = produce()
-    cache.put_all(files)
+    with cache.making():
+        stored = cache.get_all()  # made by another process while this one waited
+        if stored is not None:
+            return stored
+        files = produce()
+        cache.put_all(files)
     return files

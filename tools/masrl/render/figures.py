@@ -195,16 +195,28 @@ def render_figures(
     # again, so a PNG saved after the SVG differs from one saved alone, and `masrl plots --format
     # png` must give the bytes `masrl build` commits. Every format saved goes into the cache.
     saved = FORMATS[: max(FORMATS.index(fmt) for fmt in formats) + 1]
-    if missing:  # only drawing needs matplotlib (and its style)
-        with _style():
-            for name in missing:
-                figure = known[name](corpus)
-                for fmt in saved:
-                    path = f"{FIGURE_DIR}/{name}.{fmt}"
-                    content = figure_bytes(figure, fmt)
-                    cache.put(path, content)
-                    if fmt in formats:
-                        files[path] = content
+    if not missing:
+        return files
+    with cache.making():
+        # Another process may have drawn some of them while this one waited for the lock.
+        for path, content in files.items():
+            if content is None:
+                files[path] = cache.get(path)
+        missing = [
+            name
+            for name in missing
+            if any(files[f"{FIGURE_DIR}/{name}.{fmt}"] is None for fmt in formats)
+        ]
+        if missing:  # only drawing needs matplotlib (and its style)
+            with _style():
+                for name in missing:
+                    figure = known[name](corpus)
+                    for fmt in saved:
+                        path = f"{FIGURE_DIR}/{name}.{fmt}"
+                        content = figure_bytes(figure, fmt)
+                        cache.put(path, content)
+                        if fmt in formats:
+                            files[path] = content
     return files
 
 
