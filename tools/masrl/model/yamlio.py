@@ -488,8 +488,319 @@ def _streamed(text: str) -> Any:
         return _UNREAD
 
 
+# -- The quick reader ---------------------------------------------------------------------------
+# masrl writes its data files in one plain block style (yamlio.dumps and hand edits like it): keys
+# that are simple words, text plain or in single quotes, folded over indented lines, [] and {}.
+# Such a file is read here line by line, several times faster than through libyaml's events or
+# nodes (each of which Python builds with two position marks). Anything else in a file (flow
+# collections, block scalars, double quotes with escapes, comments after values, tabs, anchors,
+# tags, a repeated key, an odd indentation) raises _Bail, and the file is read by the libyaml
+# readers below, which give the same data and lines (tests/test_yaml_quick.py) and every error.
+
+QUICK = True  # tests switch the quick reader off to compare the libyaml readers with each other
+
+
+class _Bail(Exception):
+    """The text holds something the quick reader leaves to libyaml."""
+
+
+# A key the quick reader takes: a plain word, then ':' and a blank or the line's end.
+_Q_KEY = re.compile(r"([A-Za-z0-9_][A-Za-z0-9_.-]*):(?: +|$)")
+# A key in single quotes (text whatever it holds), then ':' and a blank or the line's end.
+_Q_QUOTED_KEY = re.compile(r"'((?:[^']|'')*)':(?: +|$)")
+# Characters that start something other than plain text (an indicator; '-', '?' and ':' start
+# plain text when no blank follows), and those a plain text's continuation line may not start
+# with by this reader's caution (a comment, or what might be an indicator).
+_Q_NOT_PLAIN = frozenset("-?:,[]{}#&*!|>'\"%@`")
+_Q_NOT_CONTINUING = frozenset("-?:#")
+# Characters that make the line structure mean something else: other line breaks, tabs (YAML's
+# indentation rules for them), a byte order mark.
+_Q_REFUSED = ("\t", "\r", "\x85", "\u2028", "\u2029", "\ufeff")
+_Q_DEEPEST = 50  # deeper than masrl's files ever nest; the libyaml readers measure the rest
+_Q_MISSING = object()
+_q_scalars: dict[str, Any] = {}  # short plain text -> its value (field names and tags repeat)
+_q_keys: dict[str, str | None] = {}  # key text -> the key, or None when it is not plain text
+
+
+def _quick(text: str) -> Any:
+    """The text's data by the quick reader, or _UNREAD when it is not in the quick subset."""
+    if not text or any(refused in text for refused in _Q_REFUSED):
+        return _UNREAD
+    lines = text.split("\n")
+    contents = [line.lstrip(" ") for line in lines]  # each line from its first non-blank on
+    indents = list(map(int.__sub__, map(len, lines), map(len, contents)))
+    contents.append("")  # the end: a line without content, which no value continues on
+    indents.append(0)
+    count = len(lines)
+    try:
+        start = _q_next(contents, 0, count)
+        if start >= count or indents[start]:
+            return _UNREAD  # empty, comments only, or indented
+        data, end = _q_node(contents, indents, count, start, 0, 1)
+        return data if _q_next(contents, end, count) >= count else _UNREAD
+    except Exception:  # _Bail, or a constructor's error: the libyaml readers report it
+        return _UNREAD
+
+
+def _q_next(contents: list[str], index: int, count: int) -> int:
+    """The index of the next line with content (neither blank nor a comment), or ``count``."""
+    while index < count:
+        content = contents[index]
+        if content and content[0] != "#":
+            return index
+        index += 1
+    return count
+
+
+def _q_node(contents, indents, count, index, column, depth):
+    """The mapping or list whose first line is ``index``, at ``column``."""
+    if depth > _Q_DEEPEST:
+        raise _Bail
+    content = contents[index]
+    if content[0] == "-" and (content == "-" or content[1] == " "):
+        return _q_sequence(contents, indents, count, index, column, content, depth)
+    return _q_mapping(contents, indents, count, index, column, content, depth)
+
+
+def _q_mapping(contents, indents, count, index, column, content, depth):
+    """A block mapping at ``column``; ``content`` is its first line from that column on."""
+    result = LineDict()
+    result.line = index + 1
+    result.key_lines = key_lines = {}
+    match_key, keys, scalars = _Q_KEY.match, _q_keys, _q_scalars
+    while True:
+        found = match_key(content)
+        if found is not None:
+            key = keys.get(found[1], _Q_MISSING)
+            if key is _Q_MISSING:
+                key = _q_key(found[1])
+        else:
+            found = _Q_QUOTED_KEY.match(content)
+            if found is None:
+                raise _Bail
+            key = found[1].replace("''", "'")
+            key = sys.intern(key) if len(key) <= _SHORT_TEXT else key
+        if key is None or key in result:
+            raise _Bail  # a key of another type, or repeated: the node reader's business
+        key_lines[key] = index + 1
+        rest = content[found.end() :]
+        if rest:
+            following = index + 1
+            # A short value alone on its line, seen before: its value is known.
+            if indents[following] <= column and contents[following]:
+                value = scalars.get(rest, _Q_MISSING)
+                if value is not _Q_MISSING:
+                    result[key] = value
+                    index = following
+                else:
+                    result[key], index = _q_scalar(contents, indents, count, index, rest, column)
+            else:
+                result[key], index = _q_scalar(contents, indents, count, index, rest, column)
+        else:
+            following = _q_next(contents, index + 1, count)
+            indent = indents[following]
+            if following >= count or indent < column:
+                result[key], index = None, index + 1
+            elif indent > column:
+                result[key], index = _q_node(contents, indents, count, following, indent, depth + 1)
+            else:
+                inner = contents[following]
+                if inner[0] == "-" and (inner == "-" or inner[1] == " "):
+                    result[key], index = _q_sequence(
+                        contents, indents, count, following, column, inner, depth + 1
+                    )
+                else:
+                    result[key], index = None, index + 1
+        if not contents[index] or contents[index][0] == "#":
+            index = _q_next(contents, index, count)
+            if index >= count:
+                return result, index
+        indent = indents[index]
+        if indent != column:
+            if indent < column:
+                return result, index
+            raise _Bail
+        content = contents[index]
+
+
+def _q_sequence(contents, indents, count, index, column, content, depth):
+    """A block list whose '-' stand at ``column``; ``content`` is its first line from there."""
+    result = LineList()
+    result.line = index + 1
+    result.item_lines = item_lines = []
+    match_key, scalars = _Q_KEY.match, _q_scalars
+    while True:
+        if content == "-" or content[1] != " ":
+            raise _Bail  # an item on the lines below its '-'
+        item = content[2:].lstrip(" ")
+        if not item or item[0] == "#" or (item[0] == "-" and (item == "-" or item[1] == " ")):
+            raise _Bail
+        item_lines.append(index + 1)
+        if match_key(item) or (item[0] == "'" and _Q_QUOTED_KEY.match(item)):
+            if depth >= _Q_DEEPEST:
+                raise _Bail
+            inner = column + len(content) - len(item)
+            value, index = _q_mapping(contents, indents, count, index, inner, item, depth + 1)
+        else:
+            following = index + 1
+            value = _Q_MISSING
+            if indents[following] <= column and contents[following]:
+                value = scalars.get(item, _Q_MISSING)
+            if value is _Q_MISSING:
+                value, index = _q_scalar(contents, indents, count, index, item, column)
+            else:
+                index = following
+        result.append(value)
+        if not contents[index] or contents[index][0] == "#":
+            index = _q_next(contents, index, count)
+            if index >= count:
+                return result, index
+        indent = indents[index]
+        if indent != column:
+            if indent < column:
+                return result, index
+            raise _Bail
+        content = contents[index]
+        if content[0] != "-":
+            return result, index  # the next key of the mapping this list is written under
+
+
+def _q_key(text: str) -> str | None:
+    if len(_q_keys) > 65536:
+        _q_keys.clear()
+    key = _q_keys[text] = (
+        (sys.intern(text) if len(text) <= _SHORT_TEXT else text) if _q_tag(text) == _STR else None
+    )
+    return key
+
+
+def _q_tag(value: str) -> str:
+    """The tag resolve() gives a plain scalar."""
+    for tag, regexp in _IMPLICIT.get(value[:1], _ANY_FIRST):
+        if regexp.match(value):
+            return tag
+    return _STR
+
+
+def _q_scalar(contents, indents, count, index, rest, column):
+    """The value that starts with ``rest`` on line ``index``, and the index after its last line;
+    its continuation lines are indented deeper than ``column``."""
+    if rest[-1] == " ":
+        rest = rest.rstrip(" ")
+    first = rest[0]
+    if first == "'":
+        return _q_quoted(contents, indents, count, index, rest, column)
+    if first in _Q_NOT_PLAIN and not (first in "-?:" and len(rest) > 1 and rest[1] != " "):
+        if first == '"' and rest[-1] == '"' and len(rest) > 1:
+            inner = rest[1:-1]
+            if '"' not in inner and "\\" not in inner:
+                return (sys.intern(inner) if len(inner) <= _SHORT_TEXT else inner), index + 1
+        elif rest == "[]":
+            value = LineList()
+            value.line, value.item_lines = index + 1, []
+            return value, index + 1
+        elif rest == "{}":
+            value = LineDict()
+            value.line, value.key_lines = index + 1, {}
+            return value, index + 1
+        raise _Bail
+    if ": " in rest or " #" in rest or rest[-1] == ":":
+        raise _Bail
+    # Continuation lines: indented deeper than the key or '-' (blank lines in between are
+    # line breaks of the text, single breaks spaces).
+    after, pieces, breaks = index + 1, None, 0
+    while after < count:
+        content = contents[after]
+        if not content:
+            breaks += 1
+            after += 1
+            continue
+        if indents[after] <= column:
+            break
+        if content[-1] == " ":
+            content = content.rstrip(" ")
+        if (
+            content[0] in _Q_NOT_CONTINUING
+            or ": " in content
+            or " #" in content
+            or content[-1] == ":"
+        ):
+            raise _Bail
+        if pieces is None:
+            pieces = [rest]
+        pieces.append("\n" * breaks if breaks else " ")
+        pieces.append(content)
+        breaks = 0
+        after += 1
+        index = after - 1
+    if pieces is not None:
+        return _q_plain("".join(pieces)), index + 1
+    value = _q_plain(rest)
+    if len(rest) <= _SHORT_TEXT:
+        if len(_q_scalars) > 65536:
+            _q_scalars.clear()
+        _q_scalars[rest] = value
+    return value, index + 1
+
+
+def _q_plain(text: str) -> Any:
+    """A plain scalar's value, as the loader's resolver and constructors make it."""
+    tag = _q_tag(text)
+    if tag == _STR:
+        return sys.intern(text) if len(text) <= _SHORT_TEXT else text
+    if tag not in _PLAIN_TAGS:
+        raise _Bail
+    node = _Scalar(tag, text, None, None)
+    return _StrictLoader.yaml_constructors[tag](_Q_CONSTRUCTING, node)
+
+
+_Q_CONSTRUCTING = _StrictLoader("")  # the constructors' loader argument, for _q_plain
+
+
+def _q_closing(text: str) -> int:
+    """The index of the quote that closes single-quoted text (its '' are quotes), or -1."""
+    position = text.find("'")
+    while position >= 0 and text.startswith("'", position + 1):
+        position = text.find("'", position + 2)
+    return position
+
+
+def _q_quoted(contents, indents, count, index, rest, column):
+    body = rest[1:]
+    close = _q_closing(body)
+    if close >= 0:
+        if close != len(body) - 1:
+            raise _Bail  # something after the closing quote
+        value = body[:close].replace("''", "'")
+        return (sys.intern(value) if len(value) <= _SHORT_TEXT else value), index + 1
+    pieces, breaks = [body.rstrip(" ").replace("''", "'")], 0
+    while True:
+        index += 1
+        if index >= count:
+            raise _Bail
+        content = contents[index]
+        if not content:
+            breaks += 1
+            continue
+        if indents[index] <= column:
+            raise _Bail
+        close = _q_closing(content)
+        piece = content[:close] if close >= 0 else content.rstrip(" ")
+        pieces.append("\n" * breaks if breaks else " ")
+        pieces.append(piece.replace("''", "'"))
+        breaks = 0
+        if close >= 0:
+            if content[close + 1 :].strip(" "):
+                raise _Bail
+            value = "".join(pieces)
+            return (sys.intern(value) if len(value) <= _SHORT_TEXT else value), index + 1
+
+
 def _parse(text: str) -> Any:
     _check_characters(text)
+    data = _quick(text) if QUICK else _UNREAD
+    if data is not _UNREAD:
+        return data
     # Most files are shallow by a cheap bound. For the rest (long flow lists push the bound up),
     # parsing first and measuring the result is cheaper than an event parse of every such file;
     # the event parse runs only to name the line once the data is known to nest too deeply, or
