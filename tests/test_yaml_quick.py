@@ -66,6 +66,7 @@ QUICK = {
     "double quotes without escapes": 'label: "Category"\ndescription: "a: b #c"\n',
     "text that looks like a number": "a: 0x1F\nb: 2_026\nc: .inf\nd: 1:30\ne: 2026-11-25\nf: yes\n",
     "keys with digits and dots": "O4: x\n2026-11: y\na.b-c_d: z\n",
+    "keys of any text": "https://x.org/a:b:\n- c\na key: 1\n-x: 2\n(y)[z]: 3\n",
     "trailing blanks": "a:   \n  b: 1   \nc: [] \n",
 }
 
@@ -95,8 +96,10 @@ LEFT_TO_LIBYAML = {
     "two documents": "a: 1\n---\nb: 2\n",
     "escapes": 'a: "b\\tc"\n',
     "a long number": "x: " + "9" * 60 + "\n",
-    "a key with blanks": "a key: 1\n",
-    "a blank before the colon": "a : 1\n",
+    "a key too long for libyaml": "a" * 1030 + ": 1\n",
+    "a quoted key too long for libyaml": "'" + "a" * 1030 + "': 1\n",
+    "a key with a comment": "a #b: 1\n",
+    "a key with blanks after it": "a : 1\n",
     "an item below its dash": "-\n  a: 1\n",
     "nested dashes": "- - a\n",
     "a deeper line": "a: 1\n  b: 2\n",

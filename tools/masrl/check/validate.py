@@ -671,7 +671,8 @@ def _former_name_problems(project, places, formerly, lines, screened=True) -> li
     screening file (else nothing was read under it), when the project keeps its screening files."""
     from masrl.imports.add import named_elsewhere
 
-    named = named_elsewhere(project) if screened else None
+    # Every screening file is scanned for the names: only when some record has a former name.
+    named = named_elsewhere(project) if screened and formerly else None
     claimed: dict[str, str] = {}
     problems = []
     for record, names in sorted(formerly.items()):

@@ -508,6 +508,11 @@ class _Bail(Exception):
 _Q_KEY = re.compile(r"([A-Za-z0-9_][A-Za-z0-9_.-]*):(?: +|$)")
 # A key in single quotes (text whatever it holds), then ':' and a blank or the line's end.
 _Q_QUOTED_KEY = re.compile(r"'((?:[^']|'')*)':(?: +|$)")
+# Any other text up to the first ':' followed by a blank or the line's end.
+_Q_ANY_KEY = re.compile(r"(.+?):(?: +|$)")
+# libyaml looks for a key's ':' at most 1024 characters from the key's start; the quick reader
+# leaves keys near that length to it.
+_Q_LONGEST_KEY = 1000
 # Characters that start something other than plain text (an indicator; '-', '?' and ':' start
 # plain text when no blank follows), and those a plain text's continuation line may not start
 # with by this reader's caution (a comment, or what might be an indicator).
@@ -574,12 +579,24 @@ def _q_mapping(contents, indents, count, index, column, content, depth):
             key = keys.get(found[1], _Q_MISSING)
             if key is _Q_MISSING:
                 key = _q_key(found[1])
-        else:
+        elif content[0] == "'":
             found = _Q_QUOTED_KEY.match(content)
-            if found is None:
+            if found is None or found.end() > _Q_LONGEST_KEY:
                 raise _Bail
             key = found[1].replace("''", "'")
             key = sys.intern(key) if len(key) <= _SHORT_TEXT else key
+        else:  # a key of other characters (a link): plain text up to the first ': '
+            found = _Q_ANY_KEY.match(content)
+            if found is None:
+                raise _Bail
+            text = found[1]
+            if (
+                (text[0] in _Q_NOT_PLAIN and not (text[0] in "-?:" and text[1:2] not in " "))
+                or " #" in text
+                or text[-1] == " "
+            ):
+                raise _Bail
+            key = _q_key(text)
         if key is None or key in result:
             raise _Bail  # a key of another type, or repeated: the node reader's business
         key_lines[key] = index + 1
@@ -666,11 +683,14 @@ def _q_sequence(contents, indents, count, index, column, content, depth):
 
 
 def _q_key(text: str) -> str | None:
+    """The key a plain key's text gives, or None when it is not text or too long for libyaml."""
     if len(_q_keys) > 65536:
         _q_keys.clear()
-    key = _q_keys[text] = (
-        (sys.intern(text) if len(text) <= _SHORT_TEXT else text) if _q_tag(text) == _STR else None
-    )
+    if len(text) >= _Q_LONGEST_KEY or _q_tag(text) != _STR:
+        key = None
+    else:
+        key = sys.intern(text) if len(text) <= _SHORT_TEXT else text
+    _q_keys[text] = key
     return key
 
 
