@@ -42,9 +42,9 @@ FRESH_PNG = ["heatmap-sub-decision-topology"]
 
 
 @pytest.fixture(scope="module")
-def rendered(real_corpus):
+def rendered(real_corpus, drawn_afresh):
     """Every figure as `masrl build` renders it (through the render cache, which a cold checkout
-    fills by drawing), beside the committed ones."""
+    fills by drawing, here drawn_afresh), beside the committed ones."""
     files = render_figures(real_corpus)
     return files, {path: (REPO_ROOT / path).read_bytes() for path in files}
 
@@ -81,6 +81,14 @@ def drawn_afresh(real_corpus, tmp_path_factory):
         stale = build.check(Project(REPO_ROOT))
         cache = plots.figure_cache(real_corpus)
         svgs = {f"figures/{name}.svg": cache.get(f"figures/{name}.svg") for name in FRESH_SVG}
+        every = render_figures(real_corpus)  # read back: all drawn above
+    # They are the renders the shared cache keeps for this corpus (same place, same key): a run
+    # after a code change reads them there instead of drawing them again (rendered, and builds
+    # of the live corpus in the other worker that come later).
+    shared = plots.figure_cache(real_corpus)
+    for path, content in every.items():
+        if shared.get(path) is None:
+            shared.put(path, content)
     return drawn, png_alone, stale, svgs
 
 
