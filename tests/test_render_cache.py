@@ -99,10 +99,14 @@ def test_stats_and_the_paper_list_are_kept_only_for_the_same_inputs(
         assert stats_page.snapshot_files(corpus) == stats
         assert readme._paper_list_bytes(corpus) == listed
 
+    tampered = []
     for folder in ("stats-page", "readme-list"):
-        for stored in (cache_dirs / "cache" / folder).rglob("files/*"):
+        # A stored file's name is its name in the entry with "/" as "__" (SealedFolder.path_for).
+        for stored in (cache_dirs / "cache" / folder).rglob("files__*"):
             evil = b"<script>alert(1)</script>"
             stored.write_bytes(hashlib.sha256(evil).hexdigest().encode() + b"\n" + evil)
+            tampered.append(folder)
+    assert sorted(tampered) == ["readme-list", "stats-page"]
     assert stats_page.snapshot_files(load_corpus(repo_copy)) == stats
     assert readme._paper_list_bytes(load_corpus(repo_copy)) == listed
 
