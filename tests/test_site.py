@@ -110,11 +110,13 @@ def _serve(folder: Path) -> str:
     return f"http://127.0.0.1:{server.server_address[1]}/"
 
 
-def _build(project: Project, scratch: Path) -> BuiltSite:
+def _build(project: Project, scratch: Path, corpus=None) -> BuiltSite:
     # Serve first: the port goes into site_url, which mkdocs-material's instant loading needs.
     folder = scratch / "site"
     url = _serve(folder)
-    result = build_site(project, output=folder, staging=scratch / "site-src", site_url=url)
+    result = build_site(
+        project, output=folder, staging=scratch / "site-src", site_url=url, corpus=corpus
+    )
     return BuiltSite(folder, result.paths.staging, url, result.seconds, result.warnings, project)
 
 
@@ -263,15 +265,18 @@ def built_site(kind: str, tmp_path_factory) -> BuiltSite:
                 )
                 _SITES[kind] = _served_elsewhere(built, tmp_path_factory.mktemp(f"site-{kind}"))
                 return _SITES[kind]
+            corpus = None
             if kind == "real":
-                project = Project(REPO_ROOT)
+                # the corpus the real site's checks read as well (``corpus``): loaded once
+                corpus = live_corpus()
+                project = corpus.project
             elif kind == "sample":
                 project = make_sample_project(shared / "corpus-root")
             else:
                 project = make_hostile_project(
                     shared / "corpus-root", url="https://example.org/hostile"
                 )
-            built = _build(project, shared)
+            built = _build(project, shared, corpus)
             record.write_text(
                 json.dumps(
                     {

@@ -349,8 +349,10 @@ def build_site(
     staging: Path | None = None,
     site_url: str | None = None,
     strict: bool = True,
+    corpus: Corpus | None = None,
 ) -> SiteBuild:
-    """Generate the docs folder from the corpus and build the site; the whole `masrl site build`."""
+    """Generate the docs folder from the corpus and build the site; the whole `masrl site build`.
+    corpus: the project's valid corpus when the caller has loaded it already."""
     start = time.perf_counter()
     if site_url:  # checked before anything is written
         site_url = checked_site_url(site_url, "the site URL (--site-url or MASRL_SITE_URL)")
@@ -358,16 +360,18 @@ def build_site(
     _check_disposable(paths.staging, STAGING_MARKER, "generated docs folder")  # before any work
     _check_disposable(paths.output, OUTPUT_MARKER, "built site")
     addresses = project_addresses(project.root)
-    pages, count = _stage_docs(project, paths, addresses)
+    pages, count = _stage_docs(project, paths, addresses, corpus)
     # The published address comes from CITATION.cff (url) unless --site-url asks for another.
     warnings = run_mkdocs(paths, strict, site_url or addresses.site_url)
     return SiteBuild(paths, pages, count, time.perf_counter() - start, warnings)
 
 
-def _stage_docs(project: Project, paths: SitePaths, addresses: ProjectAddresses) -> tuple[int, int]:
-    """Generate and write the docs folder; (pages, files). The corpus and the generated files
-    are let go on return, before mkdocs holds every page in memory."""
-    files = generate_docs(load_corpus(project), paths.source, addresses)
+def _stage_docs(
+    project: Project, paths: SitePaths, addresses: ProjectAddresses, corpus: Corpus | None = None
+) -> tuple[int, int]:
+    """Generate and write the docs folder; (pages, files). The generated files, and the corpus
+    unless the caller holds it, are let go on return, before mkdocs holds every page in memory."""
+    files = generate_docs(corpus or load_corpus(project), paths.source, addresses)
     sync_tree(files, paths.staging)
     return sum(1 for rel in files if rel.endswith(".md")), len(files)
 
