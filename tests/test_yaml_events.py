@@ -61,7 +61,6 @@ def _outcome(text: str):
 
 
 def _both_ways(text: str, monkeypatch) -> tuple:
-    monkeypatch.setattr(yamlio, "QUICK", False)  # the two libyaml readers, compared
     monkeypatch.setattr(yamlio, "STREAM_FROM", 1 << 60)
     by_nodes = _outcome(text)
     monkeypatch.setattr(yamlio, "STREAM_FROM", 0)
