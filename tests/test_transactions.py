@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-from conftest import REPO_ROOT, entry_data, write_entry
+from conftest import REPO_ROOT, entry_data, make_screening_project, write_entry
 from masrl import files
 from masrl.cli import main
 from masrl.errors import InputError, WriteError
@@ -305,11 +305,22 @@ BAD_PROJECTS = {
 }
 
 
+@pytest.fixture(scope="module")
+def untouched_screening(tmp_path_factory):
+    """One copy of the screening fixture, and its files as copied, for the refused imports
+    below: each must change nothing, so they need not copy it each (and each fails if one
+    before it left anything behind)."""
+    project = make_screening_project(tmp_path_factory.mktemp("screening"))
+    return project, tree(project.root)
+
+
 @pytest.mark.parametrize("case", sorted(BAD_PROJECTS))
-def test_a_bad_asreview_project_is_named_and_changes_nothing(screening, tmp_path, case):
+def test_a_bad_asreview_project_is_named_and_changes_nothing(untouched_screening, tmp_path, case):
+    screening, as_copied = untouched_screening
     make, expected = BAD_PROJECTS[case]
     path = make(tmp_path / "lab.asreview")
     before = tree(screening.root)
+    assert before == as_copied
     result = runner.invoke(
         main, ["screen", "import", str(path), "--root", str(screening.root), "--screener", "s"]
     )
