@@ -231,11 +231,27 @@ def test_unknown_round_is_refused(screening):
         ),
     ],
 )
-def test_hand_edited_queue_nonsense_is_reported_with_file_and_line(screening, text, expected):
+def test_hand_edited_queue_nonsense_is_reported_with_file_and_line(
+    one_screening_copy, text, expected
+):
+    screening = one_screening_copy
     path = screening.root / "screening" / "queue" / "2606.00001.yaml"
+    as_copied = path.read_bytes()
     path.write_text(text)
-    with pytest.raises(ProblemsError) as caught:
-        read_queue(screening)
-    assert f"screening/queue/2606.00001.yaml{expected}" in str(caught.value)
-    result = CliRunner().invoke(main, ["screen", "list", "--root", str(screening.root)])
-    assert result.exit_code == 1 and expected in result.output and "Traceback" not in result.output
+    try:
+        with pytest.raises(ProblemsError) as caught:
+            read_queue(screening)
+        assert f"screening/queue/2606.00001.yaml{expected}" in str(caught.value)
+        result = CliRunner().invoke(main, ["screen", "list", "--root", str(screening.root)])
+        assert (
+            result.exit_code == 1 and expected in result.output and "Traceback" not in result.output
+        )
+    finally:
+        path.write_bytes(as_copied)
+
+
+@pytest.fixture(scope="module")
+def one_screening_copy(tmp_path_factory):
+    """The screening fixture copied once for the bad queue files above, each of which puts the
+    file it changed back (copying the real corpus for each would cost more than the case)."""
+    return make_screening_project(tmp_path_factory.mktemp("screening"))
