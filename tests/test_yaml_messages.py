@@ -32,6 +32,29 @@ def test_yaml_errors_name_the_problem_at_its_line(name):
     assert caught.value.line == line and message in caught.value.message, caught.value.message
 
 
+@pytest.mark.parametrize("stream_from", [0, 1 << 60], ids=["events", "nodes"])
+@pytest.mark.parametrize(
+    "text, line",
+    [
+        ("a: 1\nb: " + "[" * 150 + "]" * 150 + "\n", 2),
+        ("a: 1\n" + "".join(" " * i + f"k{i}:\n" for i in range(120)) + " " * 120 + "v: 1\n", 102),
+        (
+            "a: 'hi!'\nb: " + "{c: " * 101 + "1" + "}" * 101 + "\n",
+            2,
+        ),  # a '!': measured, not counted
+    ],
+    ids=["flow", "block", "with a tag character"],
+)
+def test_nesting_deeper_than_the_limit_is_refused_at_its_line(text, line, stream_from, monkeypatch):
+    """Deep enough to refuse, and shallow enough for libyaml and Python's stack: the reader's own
+    count (or measure) of the depth finds it."""
+    monkeypatch.setattr(yamlio, "STREAM_FROM", stream_from)
+    with pytest.raises(yamlio.YamlError) as caught:
+        yamlio.loads(text)
+    assert caught.value.line == line
+    assert caught.value.message == f"the data nests deeper than {yamlio.MAX_DEPTH} levels"
+
+
 def test_tabs_inside_text_and_before_comments_are_fine():
     assert yamlio.loads("notes: |\n  x\n  \tindented\n") == {"notes": "x\n\tindented\n"}
     assert yamlio.loads("a: 1\t# comment\n") == {"a": 1}

@@ -7,7 +7,8 @@ Data files are read with a hardened loader:
 - YAML 1.2 booleans: only true/false are booleans, so ``is_rl: yes`` stays the string "yes";
 - dates stay strings ("2026-04-26"), so files round-trip byte for byte;
 - nesting deeper than MAX_DEPTH is an error naming its line (libyaml refuses very deep
-  nesting before composing it; a cheap bound spares most files the count);
+  nesting before composing it; the readers count the depth as they build the data, and a cheap
+  bound spares the rest a measure);
 - only regular files are read (``masrl.files``): a FIFO, a device or a symlink loop is an error.
 Every mapping and list remembers the line of each key or item, for error messages.
 """
@@ -71,9 +72,14 @@ class _StrictLoader(_BaseLoader):
 
     # Set per document by _parse: whether the text holds a '*', without which it has no alias.
     aliases_possible = True
+    # The nesting of the mapping or list being built, and the deepest reached: the depth check
+    # needs no pass of its own over a document of plain mappings and lists (see _parse).
+    _level = 0
+    deepest = 0
 
     def construct_document(self, node):
         self._seen: set[int] | None = set() if self.aliases_possible else None
+        self._level = self.deepest = 0
         return self.construct_object(node)
 
     def construct_object(self, node, deep=False):
@@ -100,6 +106,9 @@ class _StrictLoader(_BaseLoader):
             value = node.value
             return sys.intern(value) if len(value) <= _SHORT_TEXT else value
         if kind is _Sequence and tag == _SEQ:
+            level = self._level = self._level + 1
+            if level > self.deepest:
+                self.deepest = level
             children = node.value
             result = LineList()
             result.line = node.start_mark.line + 1
@@ -107,9 +116,15 @@ class _StrictLoader(_BaseLoader):
             for index, child in enumerate(children):
                 result.append(self.construct_object(child))
                 children[index] = None  # see _build_mapping
+            self._level = level - 1
             return result
         if kind is _Mapping and tag == _MAP:
-            return self._build_mapping(node)
+            level = self._level = self._level + 1
+            if level > self.deepest:
+                self.deepest = level
+            result = self._build_mapping(node)
+            self._level = level - 1
+            return result
         data = self.yaml_constructors.get(tag, _undefined)(self, node)
         if isinstance(data, types.GeneratorType):  # !!set and the like fill what they yield
             generator, data = data, next(data)
@@ -471,6 +486,8 @@ def _plain_data(loader: _StrictLoader) -> Any:
         if opened is not None:
             stack.append(opened)
             keys.append(_NO_KEY)
+            if len(stack) > loader.deepest:  # the nesting, for _parse's depth check
+                loader.deepest = len(stack)
 
 
 _UNREAD = object()
@@ -478,25 +495,30 @@ _UNREAD = object()
 
 def _streamed(text: str) -> Any:
     """The text's data by _plain_data, or _UNREAD when it is no plain document."""
+    return _streamed_and_depth(text)[0]
+
+
+def _streamed_and_depth(text: str) -> tuple[Any, int]:
+    """_streamed's data, and how deeply it nests (every mapping and list counted)."""
     try:
         loader = _StrictLoader(text)
         try:
-            return _plain_data(loader)
+            return _plain_data(loader), loader.deepest
         finally:
             loader.dispose()
     except Exception:  # the node reader reads it, and reports any error as it always has
-        return _UNREAD
+        return _UNREAD, 0
 
 
 def _parse(text: str) -> Any:
     _check_characters(text)
-    # Most files are shallow by a cheap bound. For the rest (long flow lists push the bound up),
-    # parsing first and measuring the result is cheaper than an event parse of every such file;
-    # the event parse runs only to name the line once the data is known to nest too deeply, or
-    # when the parser gave up (libyaml refuses very deep nesting, Python's stack runs out).
-    shallow = _nesting_bound(text) <= MAX_DEPTH
+    # The data is built first and its depth known after: the node reader counts the nesting as it
+    # builds a document of plain mappings and lists; other data is measured when a cheap bound
+    # allows deep nesting. The event parse of check_depth runs only to name the line once the data
+    # is known to nest too deeply, or when the parser gave up (libyaml refuses very deep nesting,
+    # Python's stack runs out).
     try:
-        data = _streamed(text) if len(text) >= STREAM_FROM else _UNREAD
+        data, deepest = _streamed_and_depth(text) if len(text) >= STREAM_FROM else (_UNREAD, 0)
         if data is _UNREAD:
             loader = _StrictLoader(text)
             loader.aliases_possible = "*" in text  # an alias is written '*name'
@@ -504,14 +526,21 @@ def _parse(text: str) -> Any:
                 data = loader.get_single_data()
             finally:
                 loader.dispose()
-        if not shallow and _depth(data) > MAX_DEPTH:
+            # Without a tag ('!') every mapping and list was built, and counted, by
+            # construct_object; with one, some other constructor may have built one.
+            deepest = loader.deepest if "!" not in text else None
+        too_deep = (
+            deepest > MAX_DEPTH
+            if deepest is not None
+            else _nesting_bound(text) > MAX_DEPTH and _depth(data) > MAX_DEPTH
+        )
+        if too_deep:
             check_depth(text)
         return data
     except YamlError:
         raise
     except (yaml.YAMLError, RecursionError) as exc:
-        if not shallow:
-            check_depth(text)  # raises the depth error with its line, if that is what it was
+        check_depth(text)  # raises the depth error with its line, if that is what it was
         raise _parse_error(text, exc) from exc
 
 
