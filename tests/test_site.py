@@ -365,6 +365,7 @@ class _PageElements:
 
     def start(self, tag, attributes):  # a new dict per tag, valueless attributes given as ""
         self._end_run()
+        attributes = attributes or {}  # a dict for a tag without attributes too, not lxml's mapping
         self.tags.append((tag, attributes))
         if "id" in attributes:
             self.ids.add(attributes["id"])
@@ -391,8 +392,10 @@ class _PageElements:
 
 @functools.cache
 def parse(path: Path) -> _PageElements:
+    # huge_tree: no limit on a text's length or the nesting (html.parser has none); past the
+    # limits libxml2 would stop reading the page without an error
     return etree.fromstring(
-        path.read_text(encoding="utf-8"), etree.HTMLParser(target=_PageElements())
+        path.read_text(encoding="utf-8"), etree.HTMLParser(target=_PageElements(), huge_tree=True)
     )
 
 
