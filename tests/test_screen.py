@@ -25,9 +25,17 @@ REPO = Path(__file__).resolve().parents[1]
 
 
 @pytest.fixture(scope="module")
-def ranked(tmp_path_factory):
+def ranked(one_screening_copy):
     """The screening fixture's queue, ranked once for the tests that read that ranking."""
-    return rank_project(make_screening_project(tmp_path_factory.mktemp("screening")))
+    return rank_project(one_screening_copy)
+
+
+@pytest.fixture(scope="module")
+def one_screening_copy(tmp_path_factory):
+    """The screening fixture copied once for the tests that only read it and the bad queue
+    files below, each of which puts the file it changed back (copying the real corpus for each
+    would cost more than the case)."""
+    return make_screening_project(tmp_path_factory.mktemp("screening"))
 
 
 def test_queue_is_ranked_relevant_first_with_reasons(ranked):
@@ -59,7 +67,8 @@ def test_ranking_is_deterministic(screening, ranked):
     assert first == second
 
 
-def test_field_blocks_need_both_classes_to_carry_the_field(screening):
+def test_field_blocks_need_both_classes_to_carry_the_field(one_screening_copy):
+    screening = one_screening_copy
     # Entries carry no arXiv categories and exclusions no authors: those blocks must stay off.
     documents = labelled_documents(screening)
     ranker = Ranker(documents, FieldKnowledge.from_taxonomy_dir(screening.taxonomy_dir))
@@ -68,7 +77,8 @@ def test_field_blocks_need_both_classes_to_carry_the_field(screening):
     assert any(n.startswith("excluded-like:") for n in ranker.names)
 
 
-def test_cli_list_shows_scores_and_top_terms(screening):
+def test_cli_list_shows_scores_and_top_terms(one_screening_copy):
+    screening = one_screening_copy
     result = CliRunner().invoke(
         main, ["screen", "list", "--root", str(screening.root), "--top", "2"]
     )
@@ -248,10 +258,3 @@ def test_hand_edited_queue_nonsense_is_reported_with_file_and_line(
         )
     finally:
         path.write_bytes(as_copied)
-
-
-@pytest.fixture(scope="module")
-def one_screening_copy(tmp_path_factory):
-    """The screening fixture copied once for the bad queue files above, each of which puts the
-    file it changed back (copying the real corpus for each would cost more than the case)."""
-    return make_screening_project(tmp_path_factory.mktemp("screening"))
