@@ -182,10 +182,8 @@ class _StrictLoader(_BaseLoader):
     def resolve(self, kind, value, implicit):
         # PyYAML's resolve() for this loader's table, without its per-call list building: the
         # C composer calls it for every node. Safe loaders have no path resolvers.
-        if kind is _Scalar and implicit[0]:
-            for tag, regexp in _IMPLICIT.get(value[:1], _ANY_FIRST):
-                if regexp.match(value):
-                    return tag
+        if kind is _Scalar:
+            return _resolve_scalar(value) if implicit[0] else _STR
         return _DEFAULT_TAGS[kind]
 
     def descend_resolver(self, current_node, current_index):
@@ -273,6 +271,30 @@ _IMPLICIT = {
     for first, resolvers in _StrictLoader.yaml_implicit_resolvers.items()
     if first is not None
 }
+
+
+_resolved: dict[str, str] = {}  # short plain text that may be another type -> its tag
+
+
+def _resolve_scalar(value: str) -> str:
+    """The tag of a plain scalar: resolve()'s answer for (ScalarNode, value, (True, ...))."""
+    resolvers = _IMPLICIT.get(value[:1], _ANY_FIRST)
+    if not resolvers:
+        return _STR  # most text: no type starts with its first character
+    # Numbers, booleans and nulls repeat across records (years, true, null): each short one is
+    # matched against the patterns once.
+    tag = _resolved.get(value)
+    if tag is None:
+        tag = _STR
+        for resolver_tag, regexp in resolvers:
+            if regexp.match(value):
+                tag = resolver_tag
+                break
+        if len(value) <= _SHORT_TEXT:
+            if len(_resolved) >= 4096:
+                _resolved.clear()
+            _resolved[value] = tag
+    return tag
 
 
 # Deepest nesting of mappings and lists accepted; masrl's own files nest at most 4 levels.
@@ -417,7 +439,14 @@ def _plain_data(loader: _StrictLoader) -> Any:
     anchor, an alias, a tag, a merge key, a key that is a collection or repeated, several
     documents, an error) raises _NotPlain or the parser's error, and _parse reads the text again
     with the node reader, which gives the same data, or the same error, as ever."""
-    get_event, resolve, constructors = loader.get_event, loader.resolve, loader.yaml_constructors
+    get_event, constructors = loader.get_event, loader.yaml_constructors
+    # The event classes, looked up once: a round's tags file has 100,000 events.
+    scalar_event, mapping_start, sequence_start = (
+        yaml.ScalarEvent,
+        yaml.MappingStartEvent,
+        yaml.SequenceStartEvent,
+    )
+    mapping_end, sequence_end = yaml.MappingEndEvent, yaml.SequenceEndEvent
     get_event()  # the stream's start
     event = get_event()
     if type(event) is not yaml.DocumentStartEvent:
@@ -428,11 +457,11 @@ def _plain_data(loader: _StrictLoader) -> Any:
     while True:
         event = get_event()
         kind = type(event)
-        if kind is yaml.ScalarEvent:
+        if kind is scalar_event:
             if event.anchor is not None or event.tag is not None:
                 raise _NotPlain
             value = event.value
-            tag = resolve(_Scalar, value, event.implicit)
+            tag = _resolve_scalar(value) if event.implicit[0] else _STR  # as resolve() does
             if tag == _STR:
                 if len(value) <= _SHORT_TEXT:
                     value = sys.intern(value)
@@ -442,10 +471,10 @@ def _plain_data(loader: _StrictLoader) -> Any:
             else:
                 raise _NotPlain
             opened = None
-        elif kind is yaml.MappingStartEvent or kind is yaml.SequenceStartEvent:
+        elif kind is mapping_start or kind is sequence_start:
             if event.anchor is not None or event.tag is not None:
                 raise _NotPlain
-            if kind is yaml.MappingStartEvent:
+            if kind is mapping_start:
                 value = LineDict()
                 value.key_lines = {}
             else:
@@ -453,7 +482,7 @@ def _plain_data(loader: _StrictLoader) -> Any:
                 value.item_lines = []
             value.line = event.start_mark.line + 1
             opened = value
-        elif kind is yaml.MappingEndEvent or kind is yaml.SequenceEndEvent:
+        elif kind is mapping_end or kind is sequence_end:
             stack.pop()
             keys.pop()
             continue
