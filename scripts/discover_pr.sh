@@ -82,7 +82,7 @@ print(data["title"] + (f" (citation searching, {direction} from {seeds})" if see
     echo "### Predicted relevance"
     echo
     echo '```'
-    masrl screen --list 2>&1 | head -n 60 || echo "(masrl screen could not rank the queue)"
+    masrl screen list --top 20 --terms 2 2>&1 || echo "(masrl screen could not rank the queue)"
     echo '```'
   fi
   echo

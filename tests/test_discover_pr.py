@@ -136,6 +136,9 @@ def test_the_weekly_script_commits_the_new_queue_and_writes_the_pull_request_bod
         in first.stdout
     )
     assert "### masrl verify-metadata" in first.stdout
+    # the queue ranked for the reviewer, new records among it
+    ranked = first.stdout.split("### Predicted relevance", 1)[1].split("###", 1)[0]
+    assert "2606.01001" in ranked and "Usage:" not in ranked and "could not rank" not in ranked
     assert git(checkout, "rev-parse", "--abbrev-ref", "HEAD").strip() == "masrl/discover"
     files = git(checkout, "show", "--name-only", "--format=", "HEAD").split()
     assert "screening/queue/2606.01003.yaml" in files and "screening/rounds.yaml" in files
