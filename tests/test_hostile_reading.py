@@ -506,3 +506,19 @@ def test_the_timeout_bounds_a_whole_openalex_request_not_each_byte(drip_server):
     )
     assert "did not send its whole answer within 1 s" in done.stdout, done.stdout + done.stderr
     assert time.monotonic() - started < 20  # the 1 s deadline, not the 60 s drip
+
+
+def test_a_missing_file_is_file_not_found_and_a_broken_link_a_yaml_error(tmp_path):
+    """load_file tells a file that is not there (FileNotFoundError, which callers take for
+    'absent') from a name that is there and cannot be read (a YamlError naming why)."""
+    (tmp_path / "file.yaml").write_text("a: 1\n", encoding="utf-8")
+    (tmp_path / "dangling.yaml").symlink_to(tmp_path / "gone.yaml")
+    (tmp_path / "loop.yaml").symlink_to(tmp_path / "loop.yaml")
+    for missing in ("missing.yaml", "file.yaml/under.yaml"):
+        with pytest.raises(FileNotFoundError) as caught:
+            yamlio.load_file(tmp_path / missing)
+        assert caught.value.filename == str(tmp_path / missing)
+    for broken in ("dangling.yaml", "loop.yaml"):
+        with pytest.raises(yamlio.YamlError):
+            yamlio.load_file(tmp_path / broken)
+    assert yamlio.load_file(tmp_path / "file.yaml") == {"a": 1}

@@ -660,11 +660,13 @@ def load_file(path: Path, root: Path | None = None) -> Any:
     raises FileNotFoundError as before.
     """
     path = Path(path)
-    if not path.exists() and not path.is_symlink():
-        raise FileNotFoundError(2, "No such file or directory", str(path))
     try:
         text = files.read_regular_text(path, root if root is not None else path.absolute().parent)
     except InputError as exc:
+        # Whether the file is there is asked only when it could not be read, not before every
+        # read: a corpus is read file by file.
+        if not path.exists() and not path.is_symlink():
+            raise FileNotFoundError(2, "No such file or directory", str(path)) from None
         raise YamlError(exc.message, None, exc.hint) from exc
     return loads(text)
 
