@@ -24,8 +24,9 @@ from test_site_browser import (
     AXE_STRUCTURE,
     OVERFLOW,
     PHONE,
-    Watched,
+    shared_session,
     toggle_palette,
+    watched_by_one_test,
 )
 
 VENDOR = REPO_ROOT / "site" / "assets" / "vendor" / "cytoscape"
@@ -144,13 +145,15 @@ def graph_site(tmp_path_factory) -> BuiltSite:
     return _build(project, scratch)
 
 
+@pytest.fixture(scope="module")
+def graph_session(browser, graph_site):
+    with shared_session(browser, graph_site) as session:
+        yield session
+
+
 @pytest.fixture
-def session(browser, graph_site):
-    watched = Watched(browser, graph_site)
-    yield watched
-    watched.close()
-    assert watched.problems == []
-    assert watched.off_site == []
+def session(graph_session):
+    yield from watched_by_one_test(graph_session)
 
 
 def graph_ready(page):

@@ -131,8 +131,47 @@ class Watched:
         self.page.goto(self.site.url + path, wait_until="load")
         return self.page
 
+    def fresh(self):
+        """The page as a new reader's, for the next test of a module sharing it: a blank page at
+        the desktop size in the light scheme, nothing in the site's local storage (where material
+        keeps the chosen scheme and tabs; it keeps in session storage only repository facts and
+        version notices, which this site has none of), no permission granted, nothing recorded.
+        Sharing the page keeps one renderer process and a warm HTTP cache: a new context starts a
+        renderer and fetches and compiles material's scripts and styles again."""
+        self.page.goto("about:blank")
+        if not hasattr(self, "_devtools"):
+            self._devtools = self.context.new_cdp_session(self.page)
+        self._devtools.send(
+            "Storage.clearDataForOrigin",
+            {"origin": self.site.url.rstrip("/"), "storageTypes": "local_storage"},
+        )
+        self.page.set_viewport_size(VIEWPORT)
+        self.page.emulate_media(color_scheme="light")  # a new context's default
+        self.page.mouse.move(0, 0)
+        self.context.clear_permissions()
+        self.problems.clear()
+        self.off_site.clear()
+
     def close(self):
         self.context.close()
+
+
+@contextmanager
+def shared_session(browser, site: BuiltSite):
+    """A Watched page for the tests of a module, each starting fresh (``Watched.fresh``)."""
+    session = Watched(browser, site)
+    try:
+        yield session
+    finally:
+        session.close()
+
+
+def watched_by_one_test(session: Watched):
+    """A shared page, fresh for one test, which leaves it without errors or off-site requests."""
+    session.fresh()
+    yield session
+    assert session.problems == []
+    assert session.off_site == []
 
 
 @pytest.fixture(scope="session")
@@ -145,13 +184,15 @@ def hostile_site(tmp_path_factory) -> BuiltSite:
     return built_site("hostile", tmp_path_factory)
 
 
+@pytest.fixture(scope="module")
+def sample_session(browser, sample_site):
+    with shared_session(browser, sample_site) as session:
+        yield session
+
+
 @pytest.fixture
-def watched(browser, sample_site):
-    session = Watched(browser, sample_site)
-    yield session
-    session.close()
-    assert session.problems == []
-    assert session.off_site == []
+def watched(sample_session):
+    yield from watched_by_one_test(sample_session)
 
 
 def sitemap_paths(site: BuiltSite) -> list[str]:
@@ -222,7 +263,7 @@ def loaded_assets(site: BuiltSite, path: str) -> tuple[str, ...]:
 
 @pytest.mark.slow
 def test_every_page_loads_without_errors_or_off_site_requests_and_fits_a_phone(
-    browser, sample_site
+    watched, sample_site
 ):
     """One pass over the sitemap at 390 x 844: no console error, no other host, no sideways scroll.
 
@@ -232,7 +273,7 @@ def test_every_page_loads_without_errors_or_off_site_requests_and_fits_a_phone(
     hosts). Every other page is reached as a reader following links reaches it, through material's
     instant loading: its own content laid out by the same styles, the scripts in it run again (material
     re-inserts them), at a quarter of the time of a full load."""
-    session = Watched(browser, sample_site)
+    session = watched
     session.page.set_viewport_size(PHONE)
     wide = []
 
@@ -240,28 +281,24 @@ def test_every_page_loads_without_errors_or_off_site_requests_and_fits_a_phone(
         if page.evaluate(OVERFLOW) > 0:
             wide.append(f"{path}: {page.evaluate('document.documentElement.scrollWidth')} px")
 
-    try:
-        paths = sitemap_paths(sample_site)
-        built = {
-            p.relative_to(sample_site.folder).parent.as_posix()
-            for p in sample_site.folder.rglob("index.html")
-        }
-        assert len(paths) == len(built)
-        entry_pages = [path for path in paths if re.fullmatch(r"entries/[^/]+/", path)]
-        assert len(entry_pages) == len(sample_site.project.entry_paths()) > 10
-        assert paths[0] == ""  # the home page
-        home = loaded_assets(sample_site, "")
-        assert (
-            len(home) > 3
-            and [path for path in paths if loaded_assets(sample_site, path) != home] == []
-        )
-        measure("", session.goto(""))
-        for path in paths[1:]:
-            measure(path, follow_instantly(session, path))
-        table_ready(session.goto("table/"))  # the table page's script ran and fetched its data
-        assert session.page.evaluate(OVERFLOW) == 0
-    finally:
-        session.close()
+    paths = sitemap_paths(sample_site)
+    built = {
+        p.relative_to(sample_site.folder).parent.as_posix()
+        for p in sample_site.folder.rglob("index.html")
+    }
+    assert len(paths) == len(built)
+    entry_pages = [path for path in paths if re.fullmatch(r"entries/[^/]+/", path)]
+    assert len(entry_pages) == len(sample_site.project.entry_paths()) > 10
+    assert paths[0] == ""  # the home page
+    home = loaded_assets(sample_site, "")
+    assert (
+        len(home) > 3 and [path for path in paths if loaded_assets(sample_site, path) != home] == []
+    )
+    measure("", session.goto(""))
+    for path in paths[1:]:
+        measure(path, follow_instantly(session, path))
+    table_ready(session.goto("table/"))  # the table page's script ran and fetched its data
+    assert session.page.evaluate(OVERFLOW) == 0
     assert wide == []
     assert session.problems == [] and session.off_site == []
 
@@ -289,9 +326,12 @@ def test_search_loads_its_index_only_when_opened_by_its_key_and_finds_the_puppet
     """The search index is requested only once the reader opens search (here with the "/" key; the
     hostile-site test opens it with a click), and then search works."""
     index_requests = []
-    watched.page.on(
-        "request", lambda r: index_requests.append(r.url) if "search_index" in r.url else None
-    )
+
+    def index_request(request):
+        if "search_index" in request.url:
+            index_requests.append(request.url)
+
+    watched.page.on("request", index_request)  # off again at the end: the page is shared
     page = watched.goto("statistics/")
     page.wait_for_timeout(500)  # the bundle has started (and, before, fetched the index at once)
     assert index_requests == []
@@ -302,6 +342,7 @@ def test_search_loads_its_index_only_when_opened_by_its_key_and_finds_the_puppet
     result.wait_for(state="visible")
     assert "Evolving Orchestration" in result.inner_text()
     assert len(index_requests) == 1
+    watched.page.remove_listener("request", index_request)
 
 
 # The pages of the search results, in their order (material lists one item per page).
@@ -670,18 +711,16 @@ def test_facet_counts_follow_the_other_filters_and_text_search_covers_tags(watch
     assert tagged and tagged <= shown_keys(page)
 
 
-def test_copy_bibtex_puts_the_entry_on_the_clipboard(browser, sample_site):
-    session = Watched(browser, sample_site, permissions=["clipboard-read", "clipboard-write"])
-    try:
-        page = session.goto("entries/puppeteer/")
-        page.locator("button.masrl-copy-bib").click()
-        page.wait_for_function(
-            "document.querySelector('button.masrl-copy-bib').dataset.copied === 'true'"
-        )
-        copied = page.evaluate("navigator.clipboard.readText()")
-        assert copied.startswith("@inproceedings{puppeteer,")
-    finally:
-        session.close()
+def test_copy_bibtex_puts_the_entry_on_the_clipboard(watched):
+    session = watched
+    session.context.grant_permissions(["clipboard-read", "clipboard-write"])
+    page = session.goto("entries/puppeteer/")
+    page.locator("button.masrl-copy-bib").click()
+    page.wait_for_function(
+        "document.querySelector('button.masrl-copy-bib').dataset.copied === 'true'"
+    )
+    copied = page.evaluate("navigator.clipboard.readText()")
+    assert copied.startswith("@inproceedings{puppeteer,")
     assert session.problems == []
 
 
@@ -779,7 +818,7 @@ def toggle_palette(page) -> str:
 
 
 @pytest.mark.slow
-def test_axe_finds_no_serious_or_critical_violation_in_either_scheme(browser, sample_site):
+def test_axe_finds_no_serious_or_critical_violation_in_either_scheme(watched, sample_site):
     """Each page type, shown once as a reader reaches it (the first in a full load, the others
     through material's instant loading, so axe-core is put into the window once): axe-core
     reports no serious or critical violation, of any rule, and of the colour rules in both schemes
@@ -787,7 +826,7 @@ def test_axe_finds_no_serious_or_critical_violation_in_either_scheme(browser, sa
     are saved as screenshots under test-artifacts/."""
     axe_script = pytest.importorskip("axe_playwright_python.sync_playwright").Axe().axe_script
     SCREENSHOTS.mkdir(parents=True, exist_ok=True)
-    session = Watched(browser, sample_site)
+    session = watched
     found = {}
     judged = {"light": set(), "dark": set()}  # the styling contexts whose colours axe has judged
 
@@ -806,40 +845,37 @@ def test_axe_finds_no_serious_or_critical_violation_in_either_scheme(browser, sa
         judged[scheme].update(contexts)
         return scheme, serious(page.evaluate(AXE_ON_ELEMENTS, [new, AXE_COLOURS])) if new else []
 
-    try:
-        checked = 0
-        for name, path in AXE_PAGES.items():
-            if not (sample_site.folder / path.split("?")[0] / "index.html").is_file():
-                continue
-            page = follow_instantly(session, path) if checked else session.goto(path)
-            if name == "table":
-                table_ready(page)
-            if name == "compare":
-                page.wait_for_selector("#masrl-compare-app[data-ready=true]")
-            if not page.evaluate("typeof window.axe === 'object'"):
-                page.evaluate(axe_script)  # axe-core, for every run on every page after
-            if bad := serious(page.evaluate(AXE_ON_PAGE, AXE_STRUCTURE)):
-                found[name] = bad
-            page.evaluate(DROP_CLOSED_DETAILS)
-            contexts = page.evaluate(STYLE_CONTEXTS)
-            schemes = []
-            for switch in (False, True):  # the scheme the last page was left in carries over
-                if switch:
-                    toggle_palette(page)
-                scheme, bad = judge_colours(page, contexts)
-                schemes.append(scheme)
-                if bad:
-                    found[f"{name} ({scheme})"] = bad
-                if name in SCREENSHOT_PAGES:
-                    page.screenshot(path=str(SCREENSHOTS / f"{name}-{scheme}.png"))
-            assert set(schemes) == {"light", "dark"}, name
-            if name == "stats":
-                page.evaluate(PLANT_GREY_CELL)
-                planted = judge_colours(page, page.evaluate(STYLE_CONTEXTS))[1]
-                assert len(planted) == 1 and planted[0].startswith("color-contrast (1)"), planted
-            checked += 1
-    finally:
-        session.close()
+    checked = 0
+    for name, path in AXE_PAGES.items():
+        if not (sample_site.folder / path.split("?")[0] / "index.html").is_file():
+            continue
+        page = follow_instantly(session, path) if checked else session.goto(path)
+        if name == "table":
+            table_ready(page)
+        if name == "compare":
+            page.wait_for_selector("#masrl-compare-app[data-ready=true]")
+        if not page.evaluate("typeof window.axe === 'object'"):
+            page.evaluate(axe_script)  # axe-core, for every run on every page after
+        if bad := serious(page.evaluate(AXE_ON_PAGE, AXE_STRUCTURE)):
+            found[name] = bad
+        page.evaluate(DROP_CLOSED_DETAILS)
+        contexts = page.evaluate(STYLE_CONTEXTS)
+        schemes = []
+        for switch in (False, True):  # the scheme the last page was left in carries over
+            if switch:
+                toggle_palette(page)
+            scheme, bad = judge_colours(page, contexts)
+            schemes.append(scheme)
+            if bad:
+                found[f"{name} ({scheme})"] = bad
+            if name in SCREENSHOT_PAGES:
+                page.screenshot(path=str(SCREENSHOTS / f"{name}-{scheme}.png"))
+        assert set(schemes) == {"light", "dark"}, name
+        if name == "stats":
+            page.evaluate(PLANT_GREY_CELL)
+            planted = judge_colours(page, page.evaluate(STYLE_CONTEXTS))[1]
+            assert len(planted) == 1 and planted[0].startswith("color-contrast (1)"), planted
+        checked += 1
     assert checked >= 8  # home, list, table, entry, stats, gaps, traces and reliability at least
     assert found == {}
     assert session.problems == [] and session.off_site == []
@@ -847,17 +883,15 @@ def test_axe_finds_no_serious_or_critical_violation_in_either_scheme(browser, sa
 
 @pytest.mark.parametrize("preferred", ["light", "dark"])
 def test_the_scheme_follows_the_reader_preference_and_the_palette_button_switches_it(
-    browser, sample_site, preferred
+    watched, preferred
 ):
-    session = Watched(browser, sample_site, color_scheme=preferred)
-    try:
-        page = session.goto("")
-        assert scheme_of(page) == preferred
-        assert toggle_palette(page) != preferred
-        page = session.goto("statistics/")  # the choice holds on the next page
-        assert scheme_of(page) != preferred
-    finally:
-        session.close()
+    session = watched
+    session.page.emulate_media(color_scheme=preferred)
+    page = session.goto("")
+    assert scheme_of(page) == preferred
+    assert toggle_palette(page) != preferred
+    page = session.goto("statistics/")  # the choice holds on the next page
+    assert scheme_of(page) != preferred
     assert session.problems == []
 
 
@@ -1040,7 +1074,7 @@ BROKEN_WORDS = """() => {
 }"""
 
 
-def test_tables_break_lines_between_words_never_inside_one(browser, sample_site):
+def test_tables_break_lines_between_words_never_inside_one(watched):
     """Count tables, cross-tabs, the reliability figures and the corrections list, at desktop
     and phone widths: no word in a table cell is split over two lines.
 
@@ -1048,21 +1082,18 @@ def test_tables_break_lines_between_words_never_inside_one(browser, sample_site)
     tablet resizes it (the cells' wrapping is the stylesheet's, computed afresh at each width);
     the first page comes in a full load, the others by following links (material's instant
     loading, as in the sitemap test)."""
-    session = Watched(browser, sample_site)
+    session = watched
     broken = {}
-    try:
-        for index, path in enumerate(
-            ("statistics/", "gaps/", "reliability/", "corrections/", "browse/")
-        ):
-            session.page.set_viewport_size(VIEWPORT)
-            page = session.goto(path) if index == 0 else follow_instantly(session, path)
-            for viewport in (VIEWPORT, PHONE):
-                page.set_viewport_size(viewport)
-                words = page.evaluate(BROKEN_WORDS)
-                if words:
-                    broken[f"{path} at {viewport['width']} px"] = words[:10]
-    finally:
-        session.close()
+    for index, path in enumerate(
+        ("statistics/", "gaps/", "reliability/", "corrections/", "browse/")
+    ):
+        session.page.set_viewport_size(VIEWPORT)
+        page = session.goto(path) if index == 0 else follow_instantly(session, path)
+        for viewport in (VIEWPORT, PHONE):
+            page.set_viewport_size(viewport)
+            words = page.evaluate(BROKEN_WORDS)
+            if words:
+                broken[f"{path} at {viewport['width']} px"] = words[:10]
     assert broken == {}
 
 
