@@ -11,6 +11,7 @@
 from __future__ import annotations
 
 import copy
+import functools
 import json
 import math
 from itertools import accumulate
@@ -46,6 +47,49 @@ ARTIFACT_OPTIONAL = {
     "trusted": st.booleans(),
 }
 MASRL_OPTIONAL = {"duration_s": non_negative, "decision": names, "reason": st.text(max_size=10)}
+ALL_OPTIONAL = {**ARTIFACT_OPTIONAL, **MASRL_OPTIONAL}
+
+# valid_traces draws many values per trace: its strategies are built once, here, for Hypothesis
+# validates every strategy object the first time it draws from it.
+STEPS = st.sampled_from([0, 0, 0.5, 1, 3])
+EVENT_TYPE = st.sampled_from(EVENT_TYPES)
+EDGE_TYPE = st.sampled_from(EDGE_TYPES)
+# artifact_fields_only -> the optional fields and a strategy for which of them an event has
+OPTIONAL_FIELDS = {
+    only: (fields, st.lists(st.sampled_from(sorted(fields)), unique=True, max_size=4))
+    for only, fields in ((True, ARTIFACT_OPTIONAL), (False, ALL_OPTIONAL))
+}
+EXTRA_VALUE = st.one_of(names, st.integers(), st.lists(st.integers(), max_size=2))
+# any_reward_names -> rewards
+REWARDS = {
+    True: st.dictionaries(names, finite, max_size=4),
+    False: st.dictionaries(
+        st.builds(
+            lambda base, suffix: base + (f":{suffix}" if suffix else ""),
+            st.sampled_from(reward_channel_bases()),
+            st.one_of(st.none(), names),
+        ),
+        finite,
+        max_size=4,
+    ),
+}
+METRICS = st.dictionaries(names, finite, max_size=3)
+TOPOLOGY = st.sampled_from(VOCABULARY.topologies)
+SYSTEM = st.text(max_size=6)
+
+
+@functools.cache
+def agent_choice(count: int) -> st.SearchStrategy[str]:
+    """One of the first ``count`` agents of a trace: the two roots, then agent_2, agent_3, ..."""
+    return st.sampled_from(["root_a", "root_b", *(f"agent_{k}" for k in range(2, count))])
+
+
+@functools.cache
+def forward_edges(count: int) -> st.SearchStrategy[list[tuple[int, int]]]:
+    """Lists of (earlier, later) event positions among ``count`` events: every such pair drawn
+    directly, where drawing two positions and keeping the ordered ones gave up on most traces."""
+    pairs = [(i, j) for i in range(count) for j in range(i + 1, count)]
+    return st.lists(st.sampled_from(pairs), max_size=30)
 
 
 @st.composite
@@ -53,61 +97,45 @@ def valid_traces(draw, artifact_fields_only: bool = False, any_reward_names: boo
     """Events in time order; each spawn creates a fresh agent that acts only later; edges run
     from earlier to later events in the list, so they never point back in time and form a DAG."""
     count = draw(st.integers(1, 20))
-    steps = draw(st.lists(st.sampled_from([0, 0, 0.5, 1, 3]), min_size=count, max_size=count))
+    steps = draw(st.lists(STEPS, min_size=count, max_size=count))
     times = list(accumulate(steps))
-    agents = ["root_a", "root_b"]
-    optional = (
-        dict(ARTIFACT_OPTIONAL) if artifact_fields_only else {**ARTIFACT_OPTIONAL, **MASRL_OPTIONAL}
-    )
+    agents = 2
+    optional, optional_names = OPTIONAL_FIELDS[artifact_fields_only]
     events = []
     for index in range(count):
-        kind = draw(st.sampled_from(EVENT_TYPES))
+        kind = draw(EVENT_TYPE)
         event = {
             "id": f"ev{index}",
             "t": times[index],
             "type": kind,
-            "agent": draw(st.sampled_from(agents)),
+            "agent": draw(agent_choice(agents)),
         }
-        for name in draw(st.lists(st.sampled_from(sorted(optional)), unique=True, max_size=4)):
+        for name in draw(optional_names):
             event[name] = draw(optional[name])
         if kind == "spawn":
-            event["to"] = f"agent_{len(agents)}"
-            agents.append(event["to"])
+            event["to"] = f"agent_{agents}"
+            agents += 1
         if draw(st.booleans()):
-            event["x_extra"] = draw(
-                st.one_of(names, st.integers(), st.lists(st.integers(), max_size=2))
-            )
+            event["x_extra"] = draw(EXTRA_VALUE)
         events.append(event)
-    pairs = st.tuples(st.integers(0, count - 1), st.integers(0, count - 1)).filter(
-        lambda p: p[0] < p[1]
-    )
     edges = [
-        {"src": f"ev{i}", "dst": f"ev{j}", "type": draw(st.sampled_from(EDGE_TYPES))}
-        for i, j in (draw(st.lists(pairs, max_size=30)) if count > 1 else [])
+        {"src": f"ev{i}", "dst": f"ev{j}", "type": draw(EDGE_TYPE)}
+        for i, j in (draw(forward_edges(count)) if count > 1 else [])
     ]
-    channels = (
-        names
-        if any_reward_names
-        else st.builds(
-            lambda base, suffix: base + (f":{suffix}" if suffix else ""),
-            st.sampled_from(reward_channel_bases()),
-            st.one_of(st.none(), names),
-        )
-    )
     trace = {
         "trace_id": draw(names),
         "task_id": draw(names),
         "events": events,
         "edges": edges,
-        "rewards": draw(st.dictionaries(channels, finite, max_size=4)),
+        "rewards": draw(REWARDS[any_reward_names]),
         "costs": {"tokens": draw(non_negative), "wall_clock_s": draw(non_negative)},
     }
     if draw(st.booleans()):
-        trace["topology"] = draw(st.sampled_from(VOCABULARY.topologies))
+        trace["topology"] = draw(TOPOLOGY)
     if draw(st.booleans()):
-        trace["system"] = draw(st.text(max_size=6))
+        trace["system"] = draw(SYSTEM)
     if draw(st.booleans()):
-        trace["metrics"] = draw(st.dictionaries(names, finite, max_size=3))
+        trace["metrics"] = draw(METRICS)
     if draw(st.booleans()):
         trace["costs"]["usd"] = draw(non_negative)
     if not artifact_fields_only and draw(st.booleans()):
@@ -195,12 +223,13 @@ WRONG_VALUES = [
 EVENT_FIELDS = sorted(VOCABULARY.event_rules)
 EDGE_FIELDS = sorted(VOCABULARY.edge_rules)
 TOP_FIELDS = sorted(VOCABULARY.top_level_rules)
+WRONG_VALUE = st.sampled_from(WRONG_VALUES)
 
 
 @st.composite
 def mutated_traces(draw) -> dict:
     trace = copy.deepcopy(draw(valid_traces()))
-    wrong = st.sampled_from(WRONG_VALUES)
+    wrong = WRONG_VALUE
     kind = draw(
         st.sampled_from(["top", "event", "edge", "costs", "rewards", "metrics", "drop", "extra"])
     )
@@ -304,6 +333,9 @@ def test_traces_in_the_artifact_format_are_accepted(trace):
     assert errors_of(trace) == []
 
 
+ANY_TIME = st.sampled_from([0, 1, 2.5, 7])
+
+
 @st.composite
 def artifact_traces_with_any_graph(draw) -> dict:
     """Original format and rules, but edges between any events and agents acting anywhere."""
@@ -314,12 +346,12 @@ def artifact_traces_with_any_graph(draw) -> dict:
         {
             "src": f"ev{draw(index)}",
             "dst": f"ev{draw(index)}",
-            "type": draw(st.sampled_from(EDGE_TYPES)),
+            "type": draw(EDGE_TYPE),
         }
         for _ in range(draw(st.integers(0, 10)))
     ]
     for event in trace["events"]:
-        event["t"] = draw(st.sampled_from([0, 1, 2.5, 7]))
+        event["t"] = draw(ANY_TIME)
     return trace
 
 
