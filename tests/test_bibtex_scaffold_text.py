@@ -13,6 +13,7 @@ from masrl.model import yamlio
 from masrl.model.records import ENTRY_SCHEMA_LINE
 from masrl.model.taxonomy import load_taxonomy
 
+TAXONOMY = load_taxonomy()
 EXAMPLES = int(os.environ.get("MASRL_FUZZ_EXAMPLES", str(examples(100, deep=200))))
 
 _text = st.text(max_size=120) | st.sampled_from(
@@ -42,7 +43,6 @@ _text = st.text(max_size=120) | st.sampled_from(
     )
 )
 def test_scaffold_text_is_what_dumps_writes(rows):
-    taxonomy = load_taxonomy()
     text_of = ScaffoldText()  # one writer across records, as an import uses it
     for index, (title, authors, complete, year, venue, doi, urls) in enumerate(rows):
         record = BibRecord(
@@ -57,5 +57,5 @@ def test_scaffold_text_is_what_dumps_writes(rows):
             {"arxiv": None, "doi": doi, "openreview": None},
             urls,
         )
-        data = scaffold_from_record(record, f"key{index}", taxonomy)
+        data = scaffold_from_record(record, f"key{index}", TAXONOMY)
         assert text_of(data) == yamlio.dumps(data, header=ENTRY_SCHEMA_LINE)
