@@ -8,6 +8,7 @@ Examples per reader: MASRL_FUZZ_EXAMPLES (default 60 times MASRL_PROPERTY_SCALE)
 from __future__ import annotations
 
 import datetime as dt
+import functools
 import os
 import shutil
 import tempfile
@@ -126,21 +127,31 @@ def test_validate_survives_any_yaml_text(checkout, text):
     validate_project(checkout.project).render("text")
 
 
+@pytest.fixture(scope="module")
+def taxonomy_copy(tmp_path_factory):
+    """A copy of the real taxonomy, whose one file an example replaces and then puts back."""
+    folder = tmp_path_factory.mktemp("fuzz-taxonomy") / "taxonomy"
+    shutil.copytree(REPO_ROOT / "taxonomy", folder)
+    return folder
+
+
 @FUZZ
 @given(
     axis=st.sampled_from(["categories.yaml", "rules.yaml", "reward_types.yaml"]),
     text=_yaml_text,
     structured=st.none() | _value,
 )
-def test_taxonomy_loading_survives_any_file(axis, text, structured):
+def test_taxonomy_loading_survives_any_file(taxonomy_copy, axis, text, structured):
     from masrl.model.taxonomy import load_taxonomy
 
-    with tempfile.TemporaryDirectory() as scratch:
-        folder = Path(scratch) / "taxonomy"
-        shutil.copytree(REPO_ROOT / "taxonomy", folder)
-        body = yaml.safe_dump(structured) if structured is not None else text
-        (folder / axis).write_text(body, encoding="utf-8")
-        _only_masrl_errors(lambda: load_taxonomy(folder))
+    path = taxonomy_copy / axis
+    original = path.read_bytes()
+    body = yaml.safe_dump(structured) if structured is not None else text
+    try:
+        path.write_text(body, encoding="utf-8")
+        _only_masrl_errors(lambda: load_taxonomy(taxonomy_copy))
+    finally:
+        path.write_bytes(original)  # the next example starts from the real taxonomy again
 
 
 @pytest.fixture(scope="module")
@@ -189,6 +200,19 @@ _csv_cell = st.text(
 )
 
 
+@functools.cache
+def _csv_headers() -> dict[str, tuple]:
+    from masrl.exports.csv import EXCLUSIONS_HEADER, PAPERS_HEADER, full_papers_header
+    from masrl.model.taxonomy import load_taxonomy
+
+    return {
+        "papers": PAPERS_HEADER,
+        "full": full_papers_header(load_taxonomy()),
+        "exclusions": EXCLUSIONS_HEADER,
+        "junk": ("a", "b"),
+    }
+
+
 @FUZZ
 @given(
     rows=st.lists(st.lists(_csv_cell, min_size=0, max_size=32), max_size=4),
@@ -198,16 +222,9 @@ def test_csv_import_survives_any_rows(checkout, rows, header):
     import csv
     import io
 
-    from masrl.exports.csv import EXCLUSIONS_HEADER, PAPERS_HEADER, full_papers_header
     from masrl.imports.csv import plan_import
-    from masrl.model.taxonomy import load_taxonomy
 
-    columns = {
-        "papers": PAPERS_HEADER,
-        "full": full_papers_header(load_taxonomy()),
-        "exclusions": EXCLUSIONS_HEADER,
-        "junk": ("a", "b"),
-    }[header]
+    columns = _csv_headers()[header]
     buffer = io.StringIO()
     writer = csv.writer(buffer, lineterminator="\n")
     writer.writerow(columns)
