@@ -61,7 +61,6 @@ def _outcome(text: str):
 
 
 def _both_ways(text: str, monkeypatch) -> tuple:
-    monkeypatch.setattr(yamlio, "REMEMBER", False)  # each reader reads the text itself
     monkeypatch.setattr(yamlio, "STREAM_FROM", 1 << 60)
     by_nodes = _outcome(text)
     monkeypatch.setattr(yamlio, "STREAM_FROM", 0)
@@ -110,27 +109,3 @@ def test_a_long_plain_file_is_never_composed_into_nodes(monkeypatch):
     )
     data = yamlio.loads(text)
     assert len(data["readings"]) == 5000 and data["readings"].line_of(4999) == 5000 * 2
-
-
-def test_a_text_read_before_is_read_again_as_a_copy(monkeypatch):
-    """A text of moderate size is kept with its data: read again, it gives the same data and
-    lines, in objects of its own, whatever the caller did to the first."""
-    text = "a: [b, {c: 1}]\nd: |\n  text\ne:\n- f\n" + "# padding\n" * 500
-    monkeypatch.setattr(yamlio, "_READ_BEFORE", {})
-    first = yamlio.loads(text)
-    assert text in yamlio._READ_BEFORE
-    first["a"][1]["c"] = 2  # a caller may change what it was given
-    first["a"].item_lines[0] = 99
-    first["a"][1].key_lines["c"] = 99
-    with monkeypatch.context() as patch:
-        patch.setattr(yamlio, "_read", lambda text: pytest.fail("read again"))
-        again = yamlio.loads(text)
-        again["a"][1]["c"] = 3
-        third = yamlio.loads(text)
-    monkeypatch.setattr(yamlio, "REMEMBER", False)
-    fresh = yamlio.loads(text)
-    assert third == fresh and _lines(third) == _lines(fresh)
-    for odd in ("a: !!binary aGk=\n", "!!set {a, b}\n", "a: !!omap [{b: 1}]\n"):
-        monkeypatch.setattr(yamlio, "REMEMBER", True)
-        yamlio.loads(odd + "# padding\n" * 500)
-        assert odd + "# padding\n" * 500 not in yamlio._READ_BEFORE  # only plain data is kept

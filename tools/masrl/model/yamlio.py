@@ -539,66 +539,7 @@ def _streamed_and_depth(text: str) -> tuple[Any, int]:
         return _UNREAD, 0
 
 
-# Texts of moderate size (the rounds, the citation graph, a round's smaller screening files, the
-# ledger; records are smaller) with a copy of their data: validate reads screening/rounds.yaml
-# twice, and a process that validates again reads them all again. Only data of mappings, lists
-# and plain values is kept; errors are read afresh. Tests that compare the readers switch it off.
-REMEMBER = True
-_READ_BEFORE: dict[str, Any] = {}
-_READ_BEFORE_COUNT = 16
-_READ_BEFORE_SIZES = range(1 << 12, (1 << 18) + 1)
-
-
-def _copy(data: Any) -> Any:
-    """A copy of read data sharing only its immutable values; _UNREAD for data of other types."""
-    kind = type(data)
-    if kind is LineDict:
-        result = LineDict()
-        result.line, result.key_lines = data.line, dict(data.key_lines)
-        for key, value in data.items():
-            if type(value) in _COLLECTIONS:
-                value = _copy(value)
-                if value is _UNREAD:
-                    return _UNREAD
-            elif type(value) not in _IMMUTABLE:
-                return _UNREAD
-            result[key] = value
-        return result
-    if kind is LineList:
-        result = LineList()
-        result.line, result.item_lines = data.line, list(data.item_lines)
-        for value in data:
-            if type(value) in _COLLECTIONS:
-                value = _copy(value)
-                if value is _UNREAD:
-                    return _UNREAD
-            elif type(value) not in _IMMUTABLE:
-                return _UNREAD
-            result.append(value)
-        return result
-    return data if kind in _IMMUTABLE else _UNREAD
-
-
-_COLLECTIONS = frozenset({LineDict, LineList})
-_IMMUTABLE = frozenset({str, int, float, bool, type(None)})
-
-
 def _parse(text: str) -> Any:
-    if not REMEMBER or len(text) not in _READ_BEFORE_SIZES:
-        return _read(text)
-    known = _READ_BEFORE.get(text, _UNREAD)
-    if known is not _UNREAD:
-        return _copy(known)
-    data = _read(text)
-    kept = _copy(data)
-    if kept is not _UNREAD:
-        if len(_READ_BEFORE) >= _READ_BEFORE_COUNT:
-            del _READ_BEFORE[next(iter(_READ_BEFORE))]  # the oldest
-        _READ_BEFORE[text] = kept
-    return data
-
-
-def _read(text: str) -> Any:
     _check_characters(text)
     # The data is built first and its depth known after: the node reader counts the nesting as it
     # builds a document of plain mappings and lists; other data is measured when a cheap bound
