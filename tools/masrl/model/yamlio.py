@@ -461,10 +461,7 @@ def _plain_data(loader: _StrictLoader) -> Any:
             if event.anchor is not None or event.tag is not None:
                 raise _NotPlain
             value = event.value
-            # As resolve() does; text whose first character starts no type needs no call.
-            tag = _STR
-            if event.implicit[0] and _IMPLICIT.get(value[:1], _ANY_FIRST):
-                tag = _resolve_scalar(value)
+            tag = _resolve_scalar(value) if event.implicit[0] else _STR  # as resolve() does
             if tag == _STR:
                 if len(value) <= _SHORT_TEXT:
                     value = sys.intern(value)
