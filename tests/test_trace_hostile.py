@@ -12,7 +12,7 @@ import pytest
 from click.testing import CliRunner
 from masrl.cli import main
 from masrl.errors import InputError
-from masrl.traces.io import Limits, read_documents
+from masrl.traces.io import JsonSyntaxError, Limits, parse_json_bytes, read_documents
 from masrl.traces.metrics import MetricRangeError, metrics_for_paths, trace_metrics
 from masrl.traces.validate import validate_file, validate_paths, validate_trace
 from test_traces import small_trace, write
@@ -98,6 +98,20 @@ def test_deep_nesting_in_an_imported_file_is_one_clear_error(tmp_path):
     path = write(tmp_path / "deep.json", text)
     code, output = masrl("trace", "import", "--from", "openai-agents", path)
     assert code == 1 and "nested too deeply" in output
+
+
+def test_too_deep_names_the_depth_and_line_brackets_in_strings_aside():
+    """Brackets and escaped quotes inside strings do not nest; the line is where the deepest
+    point is first reached."""
+    text = (
+        '{"note": "[[[ {{ \\" [[",\n'
+        '"meta": {"a": [[["x"]], "]]\\n]"],\n'
+        '"deep": ' + "[" * DEEP + '"}}}"' + "]" * DEEP + "}}\n"
+    )
+    with pytest.raises(JsonSyntaxError) as caught:
+        parse_json_bytes(text.encode())
+    assert caught.value.code == "too_deep" and caught.value.line == 3
+    assert caught.value.message == f"nested too deeply: arrays and objects {DEEP + 2} levels deep"
 
 
 def test_deep_nesting_names_the_jsonl_line(tmp_path):
