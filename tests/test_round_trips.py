@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import shutil
 from pathlib import Path
 
@@ -102,6 +103,7 @@ _text = (
 )
 
 
+@functools.cache  # one strategy per axis, not one per example
 def _tags(axis: str, allow_empty: bool = True):
     ids = list(TAXONOMY[axis].ids)
     return st.lists(
