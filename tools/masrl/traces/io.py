@@ -21,9 +21,7 @@ from __future__ import annotations
 
 import gc
 import gzip
-import itertools
 import json
-import operator
 import os
 import re
 import stat
@@ -196,32 +194,19 @@ def _duplicate_key_at(raw: bytes) -> tuple[str, int]:
     return "?", 1
 
 
-# A document's shape for _deepest_at: strings (which _TOKEN reads alike) give way to their line
-# breaks, everything but brackets and line breaks goes, and each byte left becomes its step:
-# an opening bracket 2, a line break 1, a closing bracket 0.
-_STRING = re.compile(rb'"[^"\\]*(?:\\.[^"\\]*)*"')
-_NOT_SHAPE = bytes(sorted(set(range(256)) - set(b"{[}]\n")))
-_STEPS = bytes.maketrans(b"{[}]\n", b"\x02\x02\x00\x00\x01")
-
-
-def _line_breaks(match: re.Match) -> bytes:
-    return b"\n" * match.group().count(b"\n")
-
-
 def _deepest_at(raw: bytes) -> tuple[int, int]:
     """(depth, line) where arrays and objects nest deepest (first reached)."""
-    # The sum of the steps so far, less the count of bytes so far, is the depth after each byte of
-    # the shape: summed in C, not token by token in Python (a document nested 100,000 deep holds
-    # 200,000 brackets).
-    shape = _STRING.sub(_line_breaks, raw).translate(_STEPS, _NOT_SHAPE)
-
-    def depths():
-        return map(operator.sub, itertools.accumulate(shape), itertools.count(1))
-
-    deepest = max(depths(), default=0)
-    if deepest <= 0:
-        return 0, 1
-    return deepest, shape.count(b"\x01", 0, operator.indexOf(depths(), deepest)) + 1
+    depth = deepest = 0
+    offset = 0
+    for match in _TOKEN.finditer(raw):
+        token = match.group()
+        if token in (b"{", b"["):
+            depth += 1
+            if depth > deepest:
+                deepest, offset = depth, match.start()
+        elif token in (b"}", b"]"):
+            depth -= 1
+    return deepest, _line_at(raw, offset)
 
 
 def _stdlib_parse(raw: bytes, text: str, hook) -> Any:
