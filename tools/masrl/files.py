@@ -29,7 +29,7 @@ import os
 import stat
 import tempfile
 import time
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 
 from masrl.errors import InputError, UnsafeWriteError, WriteError
@@ -612,10 +612,31 @@ class _Busy(Exception):
     pass
 
 
-@contextlib.contextmanager
-def _locked(real_root: str, wait: float) -> Iterator[None]:
+def _pause_between_tries() -> None:
+    time.sleep(0.05)
+
+
+def lock_within(
+    descriptor: int, wait: float, pause: Callable[[], None] = _pause_between_tries
+) -> bool:
+    """Take the exclusive lock on the open file ``descriptor``, trying again (with ``pause``
+    between tries) until ``wait`` seconds have passed; whether it was taken. Other errors of the
+    lock call are raised."""
     import fcntl
 
+    deadline = time.monotonic() + wait
+    while True:
+        try:
+            fcntl.flock(descriptor, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            return True
+        except BlockingIOError:
+            if time.monotonic() >= deadline:
+                return False
+            pause()
+
+
+@contextlib.contextmanager
+def _locked(real_root: str, wait: float) -> Iterator[None]:
     lock_path = os.path.join(real_root, LOCK_FILE)
     try:
         os.makedirs(os.path.dirname(lock_path), exist_ok=True)
@@ -625,21 +646,14 @@ def _locked(real_root: str, wait: float) -> Iterator[None]:
     except OSError as exc:
         raise write_error(exc, lock_path) from exc
     try:
-        deadline = time.monotonic() + wait
-        while True:
-            try:
-                fcntl.flock(descriptor, fcntl.LOCK_EX | fcntl.LOCK_NB)
-                break
-            except BlockingIOError:
-                if time.monotonic() >= deadline:
-                    if not wait:
-                        raise _Busy() from None
-                    raise UnsafeWriteError(
-                        "another masrl command is changing this checkout",
-                        path=real_root,
-                        hint="wait for it to finish, then run the command again",
-                    ) from None
-                time.sleep(0.05)
+        if not lock_within(descriptor, wait):
+            if not wait:
+                raise _Busy()
+            raise UnsafeWriteError(
+                "another masrl command is changing this checkout",
+                path=real_root,
+                hint="wait for it to finish, then run the command again",
+            )
         yield
     finally:
         os.close(descriptor)  # releases the lock

@@ -27,6 +27,7 @@ from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from masrl.files import lock_within
 from masrl.sealed import CACHE_ENV as CACHE_ENV
 from masrl.sealed import KEY_ENV as KEY_ENV
 from masrl.sealed import SealedFolder, cache_key, cache_root
@@ -125,20 +126,10 @@ class RenderCache(SealedFolder):
         if descriptor is None:  # no cache, or one that cannot be written: only costs time
             yield
             return
-        import fcntl
-
         try:
-            deadline = time.monotonic() + LOCK_WAIT
-            while True:
-                try:
-                    fcntl.flock(descriptor, fcntl.LOCK_EX | fcntl.LOCK_NB)
-                    break
-                except BlockingIOError:
-                    if time.monotonic() >= deadline:
-                        break
-                    _pause()
-                except OSError:
-                    break
+            # Not taken in time, or not at all: this process makes the renders too.
+            with contextlib.suppress(OSError):
+                lock_within(descriptor, LOCK_WAIT, _pause)
             yield
         finally:
             os.close(descriptor)  # releases the lock
