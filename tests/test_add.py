@@ -17,15 +17,12 @@ import pytest
 from click.testing import CliRunner
 from conftest import (
     entry_data,
-    examples,
     exclusion_data,
     with_required_axes,
     write_entry,
     write_exclusion,
 )
 from fixtures.arxiv.fake_arxiv import FakeArxiv
-from hypothesis import given, settings
-from hypothesis import strategies as st
 from masrl.check.validate import validate_project
 from masrl.cli import main
 from masrl.imports.add import (
@@ -601,22 +598,3 @@ def test_new_contributor_adds_tags_validates_builds_and_checks(repo_copy, fake):
     assert built.returncode == 0, built.stdout + built.stderr
     checked = run_masrl("check", root=root, env=env)
     assert checked.returncode == 0, checked.stdout + checked.stderr
-
-
-_NAMING_TEXT = st.lists(
-    st.sampled_from(["record:", "from:", "to:", " ", "\t", "\n", "{", ",", "'", '"', "x", "E1", "-", ".", "\u00a0", ":"]),
-    max_size=30,
-).map("".join)  # fmt: skip
-
-
-@settings(max_examples=examples(200, deep=2000), deadline=None, derandomize=True)
-@given(text=_NAMING_TEXT)
-def test_names_are_found_as_one_pattern_over_the_text_finds_them(text):
-    """The names a record was read under are found word first (quicker), as the pattern that
-    starts at a line's start or a blank, '{' or ',' finds them."""
-    import re
-
-    from masrl.imports.add import _NAMED, _names_in
-
-    whole = re.compile(r"(?:^|[\s{,])" + _NAMED.pattern, re.M)
-    assert _names_in(text) == whole.findall(text)

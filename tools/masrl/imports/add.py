@@ -209,29 +209,13 @@ def named_elsewhere(project: Project) -> set[str]:
                 text = files.read_regular_text(path, project.root)
             except (OSError, InputError):
                 continue  # its own check reports it
-            names.update(_names_in(text))
+            names.update(_NAMED.findall(text))
     return names
 
 
-# A name after record:, from: or to:, the word at a line's start or after a blank, '{' or ','.
-# The word is looked for on its own and the character before it checked here: a pattern that
-# starts with that character (or the line's start) is tried at every character of the text, three
-# times slower on a round's tags file.
-_NAMED = re.compile(r"""(?:record|from|to):[ \t]*['"]?([A-Za-z0-9][A-Za-z0-9._-]*)""")
-
-
-def _names_in(text: str) -> list[str]:
-    """What re.findall(r"(?:^|[\\s{,])" + _NAMED.pattern, text, re.M) finds, in its order."""
-    names, position, search = [], 0, _NAMED.search
-    while (found := search(text, position)) is not None:
-        start = found.start()
-        before = text[start - 1] if start else "\n"
-        if before.isspace() or before in "{,":  # what \\s matches is what str.isspace() says
-            names.append(found[1])
-            position = found.end()
-        else:
-            position = start + 1
-    return names
+_NAMED = re.compile(
+    r"""(?:^|[\s{,])(?:record|from|to):[ \t]*['"]?([A-Za-z0-9][A-Za-z0-9._-]*)""", re.M
+)
 
 
 def taken_keys(project: Project) -> set[str]:
