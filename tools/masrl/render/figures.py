@@ -163,6 +163,18 @@ def figure_bytes(figure: Figure, fmt: str) -> bytes:
     return buffer.getvalue()
 
 
+def _read_cached(cache, files: dict[str, bytes | None], names: list[str], formats) -> list[str]:
+    """Fills in the files not read yet that the cache holds; the names still missing a format."""
+    for path, content in files.items():
+        if content is None:
+            files[path] = cache.get(path)
+    return [
+        name
+        for name in names
+        if any(files[f"{FIGURE_DIR}/{name}.{fmt}"] is None for fmt in formats)
+    ]
+
+
 def render_figures(
     corpus: Corpus, names: list[str] | None = None, formats=FORMATS
 ) -> dict[str, bytes]:
@@ -181,16 +193,10 @@ def render_figures(
             hint=f"known: {', '.join(FORMATS)}",
         )
     cache = figure_cache(corpus)
-    files = {
-        f"{FIGURE_DIR}/{name}.{fmt}": cache.get(f"{FIGURE_DIR}/{name}.{fmt}")
-        for name in wanted
-        for fmt in formats
-    }
-    missing = [
-        name
-        for name in wanted
-        if any(files[f"{FIGURE_DIR}/{name}.{fmt}"] is None for fmt in formats)
-    ]
+    files: dict[str, bytes | None] = dict.fromkeys(
+        f"{FIGURE_DIR}/{name}.{fmt}" for name in wanted for fmt in formats
+    )
+    missing = _read_cached(cache, files, wanted, formats)
     # Saved in FORMATS order, whatever was asked for: saving a figure runs its constrained layout
     # again, so a PNG saved after the SVG differs from one saved alone, and `masrl plots --format
     # png` must give the bytes `masrl build` commits. Every format saved goes into the cache.
@@ -199,14 +205,7 @@ def render_figures(
         return files
     with cache.making():
         # Another process may have drawn some of them while this one waited for the lock.
-        for path, content in files.items():
-            if content is None:
-                files[path] = cache.get(path)
-        missing = [
-            name
-            for name in missing
-            if any(files[f"{FIGURE_DIR}/{name}.{fmt}"] is None for fmt in formats)
-        ]
+        missing = _read_cached(cache, files, missing, formats)
         if missing:  # only drawing needs matplotlib (and its style)
             with _style():
                 for name in missing:
