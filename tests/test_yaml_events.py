@@ -86,7 +86,7 @@ PLAIN = (
 def test_events_give_what_nodes_give(name, monkeypatch):
     by_nodes, by_events = _both_ways(SAMPLES[name], monkeypatch)
     assert by_events == by_nodes
-    assert (yamlio._streamed(SAMPLES[name]) is not yamlio._UNREAD) == (name in PLAIN)
+    assert (yamlio._streamed(SAMPLES[name])[0] is not yamlio._UNREAD) == (name in PLAIN)
 
 
 def test_the_project_files_read_the_same_both_ways(monkeypatch):

@@ -522,13 +522,9 @@ def _plain_data(loader: _StrictLoader) -> Any:
 _UNREAD = object()
 
 
-def _streamed(text: str) -> Any:
-    """The text's data by _plain_data, or _UNREAD when it is no plain document."""
-    return _streamed_and_depth(text)[0]
-
-
-def _streamed_and_depth(text: str) -> tuple[Any, int]:
-    """_streamed's data, and how deeply it nests (every mapping and list counted)."""
+def _streamed(text: str) -> tuple[Any, int]:
+    """The text's data by _plain_data (or _UNREAD when it is no plain document), and how deeply
+    it nests (every mapping and list counted)."""
     try:
         loader = _StrictLoader(text)
         try:
@@ -547,7 +543,7 @@ def _parse(text: str) -> Any:
     # is known to nest too deeply, or when the parser gave up (libyaml refuses very deep nesting,
     # Python's stack runs out).
     try:
-        data, deepest = _streamed_and_depth(text) if len(text) >= STREAM_FROM else (_UNREAD, 0)
+        data, deepest = _streamed(text) if len(text) >= STREAM_FROM else (_UNREAD, 0)
         if data is _UNREAD:
             loader = _StrictLoader(text)
             loader.aliases_possible = "*" in text  # an alias is written '*name'
