@@ -164,6 +164,20 @@ def make_hostile_project(root: Path, url: str = "javascript:window.__pwned=1") -
 
 # Entries the browser tests open by name.
 BROWSED_KEYS = {"c3", "debate-as-reward", "halo", "puppeteer"} | MESSAGE_LEVEL_KEYS
+# What the browser tests look for beyond one entry per tag value: how many entries of which kind.
+BROWSED_KINDS = [
+    # search lists more than two entries tagged with a sub-decision after its definition
+    (3, lambda entry: "O5" in (entry.sub_decisions or ())),
+    # the table's filters combine two credit units, a topology and years
+    (
+        2,
+        lambda entry: (
+            {"agent", "role"} & set(entry.credit_units or ())
+            and entry.topology == "centralized"
+            and 2025 <= entry.year <= 2026
+        ),
+    ),
+]
 SAMPLE_EXCLUSIONS = 4
 
 
@@ -172,19 +186,27 @@ def _tag_values(entry, fields: list[str]) -> set[tuple[str, object]]:
     for field in fields:
         value = getattr(entry, field)
         values |= {
-            (field, v) for v in (value if isinstance(value, list) else [value]) if v is not None
+            (field, v)
+            for v in (value if isinstance(value, (list, tuple)) else [value])
+            if v is not None
         }
     return values
 
 
 def sample_keys(corpus) -> list[str]:
-    """The entries the browser tests name, then, greedily, the entry that adds most tag values
-    (and years) not yet shown, until every value the real corpus uses is shown at least once."""
+    """The entries the browser tests name, the first entries (by key) of each kind they look
+    for, then, greedily, the entry that adds most tag values (and years) not yet shown, until
+    every value the real corpus uses is shown at least once."""
     fields = [
         axis.field_name for axis in corpus.taxonomy.record_axes("entry") if axis.field_name
     ] + ["year"]
-    values = {entry.key: _tag_values(entry, fields) for entry in corpus.entries}
+    by_key = {entry.key: entry for entry in corpus.entries}
+    values = {key: _tag_values(entry, fields) for key, entry in by_key.items()}
     chosen = sorted(BROWSED_KEYS & values.keys())
+    for count, of_kind in BROWSED_KINDS:
+        missing = count - sum(1 for key in chosen if of_kind(by_key[key]))
+        more = [key for key in sorted(by_key) if key not in chosen and of_kind(by_key[key])]
+        chosen += more[: max(missing, 0)]
     shown = set().union(*(values[key] for key in chosen))
     while True:
         gain, key = max(
@@ -199,7 +221,7 @@ def sample_keys(corpus) -> list[str]:
 
 def make_sample_project(root: Path) -> Project:
     """The real project with a sample of its records (``sample_keys`` and the first exclusions):
-    every template of the real site, at a third of its pages and a fraction of its table rows."""
+    every template of the real site, at a fraction of its pages and table rows."""
     for name in ("taxonomy", "screening", "claims", "snapshots"):
         # tag readings name corpus entries, most of which the sample leaves out
         shutil.copytree(REPO_ROOT / name, root / name, ignore=shutil.ignore_patterns("tags"))
@@ -419,6 +441,23 @@ def target_file(site: BuiltSite, url_path: str) -> Path:
 
 # ---------------------------------------------------------------------------------------------
 # The real site.
+
+
+def test_the_sample_shows_every_tag_value_and_year_the_corpus_uses(corpus):
+    """Each value of a list field counts on its own (not each combination of values), so the
+    sample stays a small part of the corpus while every chip and facet still has an entry."""
+    fields = [a.field_name for a in corpus.taxonomy.record_axes("entry") if a.field_name]
+    by_key = {entry.key: entry for entry in corpus.entries}
+    keys = sample_keys(corpus)
+    for field in [*fields, "year"]:
+        used = set().union(*(_tag_values(entry, [field]) for entry in corpus.entries))
+        shown = set().union(*(_tag_values(by_key[key], [field]) for key in keys))
+        assert shown == used, f"{field}: {sorted(map(str, used - shown))} not in the sample"
+        assert all(not isinstance(value, (list, tuple)) for _, value in used), field
+    assert BROWSED_KEYS <= set(keys)
+    for count, of_kind in BROWSED_KINDS:
+        assert sum(1 for key in keys if of_kind(by_key[key])) >= count
+    assert len(keys) < len(corpus.entries) / 4
 
 
 def test_real_site_builds_in_strict_mode_without_warnings(real_site, corpus):
