@@ -9,9 +9,8 @@ import threading
 
 import pytest
 from conftest import entry_data, write_entry
-from masrl import sealed
+from masrl import files, sealed
 from masrl.check.validate import load_corpus
-from masrl.render import cache as render_cache
 from masrl.render import figures as plots
 from masrl.render.cache import CACHE_ENV, KEY_ENV, RenderCache, cached_files
 
@@ -133,7 +132,7 @@ def another_process_waits_for(cache, call):
     result (or its exception)."""
     waiting = threading.Event()
     got = []
-    real_pause = render_cache._pause
+    real_pause = files._pause_between_tries
 
     def pause():
         waiting.set()
@@ -149,7 +148,7 @@ def another_process_waits_for(cache, call):
 
     worker = threading.Thread(target=run)
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(render_cache, "_pause", pause)
+        patch.setattr(files, "_pause_between_tries", pause)
         with cache.making():
             worker.start()
             waiting.wait()

@@ -29,7 +29,7 @@ import os
 import stat
 import tempfile
 import time
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 
 from masrl.errors import InputError, UnsafeWriteError, WriteError
@@ -613,13 +613,12 @@ class _Busy(Exception):
 
 
 def _pause_between_tries() -> None:
+    """Between two tries of a lock another process holds."""
     time.sleep(0.05)
 
 
-def lock_within(
-    descriptor: int, wait: float, pause: Callable[[], None] = _pause_between_tries
-) -> bool:
-    """Take the exclusive lock on the open file ``descriptor``, trying again (with ``pause``
+def lock_within(descriptor: int, wait: float) -> bool:
+    """Take the exclusive lock on the open file ``descriptor``, trying again (with a short pause
     between tries) until ``wait`` seconds have passed; whether it was taken. Other errors of the
     lock call are raised."""
     import fcntl
@@ -632,7 +631,7 @@ def lock_within(
         except BlockingIOError:
             if time.monotonic() >= deadline:
                 return False
-            pause()
+            _pause_between_tries()
 
 
 @contextlib.contextmanager

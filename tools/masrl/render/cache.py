@@ -22,7 +22,6 @@ import functools
 import hashlib
 import json
 import os
-import time
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -88,11 +87,6 @@ def corpus_inputs(corpus: Corpus) -> list[bytes]:
     return inputs
 
 
-def _pause() -> None:
-    """Between two tries of a lock another process holds."""
-    time.sleep(0.05)
-
-
 class Hashed(bytes):
     """The SHA-256 of an input, given to RenderCache.keyed in place of an input too large to hold
     (the corpus's records: exports.json.corpus_digest)."""
@@ -129,7 +123,7 @@ class RenderCache(SealedFolder):
         try:
             # Not taken in time, or not at all: this process makes the renders too.
             with contextlib.suppress(OSError):
-                lock_within(descriptor, LOCK_WAIT, _pause)
+                lock_within(descriptor, LOCK_WAIT)
             yield
         finally:
             os.close(descriptor)  # releases the lock
