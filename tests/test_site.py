@@ -193,13 +193,18 @@ def _tag_values(entry, fields: list[str]) -> set[tuple[str, object]]:
     return values
 
 
+def sampled_fields(corpus) -> list[str]:
+    """The fields whose every value the sample shows: each tag field of an entry, and the year."""
+    return [axis.field_name for axis in corpus.taxonomy.record_axes("entry") if axis.field_name] + [
+        "year"
+    ]
+
+
 def sample_keys(corpus) -> list[str]:
     """The entries the browser tests name, the first entries (by key) of each kind they look
     for, then, greedily, the entry that adds most tag values (and years) not yet shown, until
     every value the real corpus uses is shown at least once."""
-    fields = [
-        axis.field_name for axis in corpus.taxonomy.record_axes("entry") if axis.field_name
-    ] + ["year"]
+    fields = sampled_fields(corpus)
     by_key = {entry.key: entry for entry in corpus.entries}
     values = {key: _tag_values(entry, fields) for key, entry in by_key.items()}
     chosen = sorted(BROWSED_KEYS & values.keys())
@@ -446,10 +451,9 @@ def target_file(site: BuiltSite, url_path: str) -> Path:
 def test_the_sample_shows_every_tag_value_and_year_the_corpus_uses(corpus):
     """Each value of a list field counts on its own (not each combination of values), so the
     sample stays a small part of the corpus while every chip and facet still has an entry."""
-    fields = [a.field_name for a in corpus.taxonomy.record_axes("entry") if a.field_name]
     by_key = {entry.key: entry for entry in corpus.entries}
     keys = sample_keys(corpus)
-    for field in [*fields, "year"]:
+    for field in sampled_fields(corpus):
         used = set().union(*(_tag_values(entry, [field]) for entry in corpus.entries))
         shown = set().union(*(_tag_values(by_key[key], [field]) for key in keys))
         assert shown == used, f"{field}: {sorted(map(str, used - shown))} not in the sample"

@@ -100,11 +100,11 @@ class Watched:
     """A browser context on one site that records console errors, failed and off-site requests
     (which fail: no other host resolves, see CHROMIUM_ARGS)."""
 
-    def __init__(self, browser, site: BuiltSite, **options):
+    def __init__(self, browser, site: BuiltSite):
         self.site = site
         self.problems: list[str] = []
         self.off_site: list[str] = []
-        self.context = browser.new_context(viewport=VIEWPORT, **options)
+        self.context = browser.new_context(viewport=VIEWPORT)
         self.context.on("request", self._request)
         self.page = self.context.new_page()
         self.page.set_default_timeout(10_000)
@@ -113,6 +113,7 @@ class Watched:
             "pageerror", lambda error: self.problems.append(f"{self.page.url}: page error: {error}")
         )
         self.page.on("response", self._response)
+        self._devtools = None  # a DevTools session on the page, opened by fresh()
 
     def _request(self, request):
         address = urlsplit(request.url)
@@ -139,7 +140,7 @@ class Watched:
         Sharing the page keeps one renderer process and a warm HTTP cache: a new context starts a
         renderer and fetches and compiles material's scripts and styles again."""
         self.page.goto("about:blank")
-        if not hasattr(self, "_devtools"):
+        if self._devtools is None:
             self._devtools = self.context.new_cdp_session(self.page)
         self._devtools.send(
             "Storage.clearDataForOrigin",

@@ -230,27 +230,26 @@ WRONG_VALUE = st.sampled_from(WRONG_VALUES)
 @st.composite
 def mutated_traces(draw) -> dict:
     trace = copy.deepcopy(draw(valid_traces()))
-    wrong = WRONG_VALUE
     kind = draw(
         st.sampled_from(["top", "event", "edge", "costs", "rewards", "metrics", "drop", "extra"])
     )
     if kind == "top":
-        trace[draw(st.sampled_from(TOP_FIELDS))] = draw(wrong)
+        trace[draw(st.sampled_from(TOP_FIELDS))] = draw(WRONG_VALUE)
     elif kind == "drop":
         trace.pop(draw(st.sampled_from(sorted(trace))))
     elif kind == "extra":
-        trace[draw(st.sampled_from(["reward", "cost", "x-run", "Events"]))] = draw(wrong)
+        trace[draw(st.sampled_from(["reward", "cost", "x-run", "Events"]))] = draw(WRONG_VALUE)
     elif kind == "event":
         event = draw(st.sampled_from(trace["events"]))
         if draw(st.booleans()):
-            event[draw(st.sampled_from(EVENT_FIELDS))] = draw(wrong)
+            event[draw(st.sampled_from(EVENT_FIELDS))] = draw(WRONG_VALUE)
         else:
             event.pop(draw(st.sampled_from(sorted(VOCABULARY.event_required))))
     elif kind == "edge" and trace["edges"]:
         edge = draw(st.sampled_from(trace["edges"]))
         action = draw(st.sampled_from(["set", "drop", "extra"]))
         if action == "set":
-            edge[draw(st.sampled_from(EDGE_FIELDS))] = draw(wrong)
+            edge[draw(st.sampled_from(EDGE_FIELDS))] = draw(WRONG_VALUE)
         elif action == "drop":
             edge.pop(draw(st.sampled_from(EDGE_FIELDS)))
         else:
@@ -258,13 +257,13 @@ def mutated_traces(draw) -> dict:
     elif kind == "costs":
         key = draw(st.sampled_from(["tokens", "wall_clock_s", "tool_calls", "usd"]))
         if draw(st.booleans()):
-            trace["costs"][key] = draw(wrong)
+            trace["costs"][key] = draw(WRONG_VALUE)
         else:
             trace["costs"].pop(key, None)
     elif kind == "rewards":
-        trace["rewards"][draw(names)] = draw(wrong)
+        trace["rewards"][draw(names)] = draw(WRONG_VALUE)
     else:
-        trace["metrics"] = {draw(names): draw(wrong)}
+        trace["metrics"] = {draw(names): draw(WRONG_VALUE)}
     return trace
 
 
